@@ -1,0 +1,38 @@
+# walscale: PGXS build of the extension, and the entry points that first
+# build the patched server it needs (make demo, make test, make bench).
+
+MODULE_big = walscale
+OBJS = walscale.o
+EXTENSION = walscale
+DATA = walscale--1.0.sql
+PGFILEDESC = "walscale - WAL insertion-lock and fast-path lock scaling"
+
+REGRESS = walscale
+REGRESS_OPTS = --temp-instance=./tmp_check_regress --temp-config=$(srcdir)/walscale.conf
+TAP_TESTS = 1
+
+# The patched server that scripts/build-postgres.sh links into .pg/.
+PG_CONFIG ?= $(CURDIR)/.pg/walscale/bin/pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
+ifneq ($(PGXS),)
+include $(PGXS)
+else
+all install installcheck:
+	@echo "walscale: no patched PostgreSQL at $(PG_CONFIG)." >&2
+	@echo "Run scripts/build-postgres.sh (or make demo / make test), or set PG_CONFIG." >&2
+	@exit 1
+endif
+
+.PHONY: postgres demo test bench
+postgres:
+	scripts/build-postgres.sh
+	scripts/build-postgres.sh --stock
+
+demo:
+	scripts/demo.sh
+
+test:
+	scripts/test.sh
+
+bench:
+	bench/run.sh $(BENCH_MODE)

@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# Build PostgreSQL 18 from source, with walscale's core patch (default) or
+# without it (--stock), into a cache outside the clone, and link it into
+# .pg/ of the clone.  Cached builds are keyed by PostgreSQL version and by the
+# hash of the patches and of this script's configure options, so a changed
+# patch or a new 18.x is rebuilt and an unchanged one is reused.
+#
+#   scripts/build-postgres.sh [--stock] [--print-prefix]
+#
+# Environment:
+#   PG_SOURCE       a PostgreSQL 18 source tree or tarball to use instead of
+#                   Debian's source package (downloaded with apt-get source)
+#   WALSCALE_CACHE  where builds are cached (default /var/cache/walscale as
+#                   root, ~/.cache/walscale otherwise)
+#   JOBS            parallel make jobs (default: number of CPUs)
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+variant=walscale
+print_prefix=0
+for arg in "$@"; do
+	case "$arg" in
+		--stock) variant=stock ;;
+		--print-prefix) print_prefix=1 ;;
+		*) echo "usage: $0 [--stock] [--print-prefix]" >&2; exit 2 ;;
+	esac
+done
+
+if [ "$(id -u)" = 0 ]; then
+	cache=${WALSCALE_CACHE:-/var/cache/walscale}
+else
+	cache=${WALSCALE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/walscale}
+fi
+jobs=${JOBS:-$(nproc)}
+configure_opts=(--enable-tap-tests --enable-debug --without-icu)
+mkdir -p "$cache/src"
+log() { [ "$print_prefix" = 1 ] || echo "build-postgres: $*"; }
+
+# Build dependencies, installed only when missing.
+ensure_deps() {
+	local pkgs=(build-essential bison flex libreadline-dev zlib1g-dev
+		libipc-run-perl perl pkg-config patch)
+	local missing=()
+	for p in "${pkgs[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} = 0 ] && return 0
+	if [ "$(id -u)" != 0 ]; then
+		echo "build-postgres: missing packages: ${missing[*]} (install them as root)" >&2
+		exit 1
+	fi
+	log "installing ${missing[*]}"
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# Debian's source package of PostgreSQL 18.  The suite that carries it
+# changes over time, so a deb-src entry for unstable and testing is added
+# and no Debian revision is pinned: apt picks the newest 18.x.
+fetch_debian_source() {
+	local t
+	t=$(ls "$cache"/src/postgresql-18_18.*.orig.tar.* 2>/dev/null | sort -V | tail -n 1 || true)
+	if [ -n "$t" ]; then
+		echo "$t"
+		return
+	fi
+	if ! apt-cache showsrc postgresql-18 2>/dev/null | grep -q '^Version: 18'; then
+		if [ "$(id -u)" != 0 ]; then
+			echo "build-postgres: no deb-src entry provides postgresql-18; set PG_SOURCE or run as root" >&2
+			exit 1
+		fi
+		cat > /etc/apt/sources.list.d/walscale-src.sources <<'SRC'
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: unstable testing
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+		apt-get update -qq
+	fi
+	(cd "$cache/src" && apt-get source --download-only -qq postgresql-18 >&2 2>/dev/null) ||
+		(cd "$cache/src" && apt-get source --download-only postgresql-18 >&2)
+	ls "$cache"/src/postgresql-18_18.*.orig.tar.* | sort -V | tail -n 1
+}
+
+source_version() {
+	local src=$1
+	if [ -d "$src" ]; then
+		sed -n "s/^PACKAGE_VERSION='\(.*\)'$/\1/p" "$src/configure"
+	else
+		basename "$src" | sed -n 's/^postgresql\(-18\)\{0,1\}[-_]\(18\(\.[0-9]*\|beta[0-9]*\|rc[0-9]*\)\).*\.tar\..*$/\2/p'
+	fi
+}
+
+if [ -n "${PG_SOURCE:-}" ]; then
+	source=$(readlink -f "$PG_SOURCE")
+	[ -e "$source" ] || { echo "build-postgres: PG_SOURCE=$PG_SOURCE does not exist" >&2; exit 1; }
+else
+	[ "$print_prefix" = 1 ] || ensure_deps
+	source=$(fetch_debian_source)
+fi
+version=$(source_version "$source")
+case "$version" in
+	18.*) ;;
+	*) echo "build-postgres: $source is not PostgreSQL 18 (version '${version}')" >&2; exit 1 ;;
+esac
+
+patches=()
+if [ "$variant" = walscale ]; then
+	patches=("$repo"/patches/pg18/*.patch)
+fi
+key=$( { echo "${configure_opts[*]}"; for p in "${patches[@]}"; do cat "$p"; done; } |
+	sha256sum | cut -c1-12)
+prefix="$cache/pg-$version-$variant-$key"
+
+if [ "$print_prefix" = 1 ]; then
+	echo "$prefix"
+	exit 0
+fi
+
+link_into_clone() {
+	mkdir -p "$repo/.pg"
+	ln -sfn "$prefix" "$repo/.pg/$variant"
+}
+
+if [ -f "$prefix/.complete" ]; then
+	log "$variant $version is built: $prefix"
+	link_into_clone
+	exit 0
+fi
+
+ensure_deps
+exec 9>"$cache/.lock-$variant"
+flock 9
+build="$prefix/build"
+rm -rf "$prefix"
+mkdir -p "$build"
+log "building $variant PostgreSQL $version from $source into $prefix"
+start=$(date +%s)
+if [ -d "$source" ]; then
+	cp -a "$source/." "$build/"
+else
+	tar -xf "$source" -C "$build" --strip-components=1
+fi
+for p in "${patches[@]}"; do
+	if ! patch -d "$build" -p1 --forward --batch --quiet < "$p"; then
+		echo "build-postgres: patch $(basename "$p") does not apply to PostgreSQL $version" >&2
+		exit 1
+	fi
+	log "applied $(basename "$p")"
+done
+(
+	cd "$build"
+	./configure --prefix="$prefix" "${configure_opts[@]}" > configure.log 2>&1 ||
+		{ tail -n 30 configure.log >&2; exit 1; }
+	make -s -j"$jobs" > make.log 2>&1 || { tail -n 40 make.log >&2; exit 1; }
+	make -s install >> make.log 2>&1
+	for m in amcheck pg_walinspect; do
+		make -s -C "contrib/$m" -j"$jobs" install >> make.log 2>&1
+	done
+) || { echo "build-postgres: build failed, logs in $build" >&2; exit 1; }
+touch "$prefix/.complete"
+log "built $variant PostgreSQL $version in $(( $(date +%s) - start ))s"
+link_into_clone

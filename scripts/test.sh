@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# make test: build what is missing, then run the pg_regress and TAP suites
+# against the patched server, as an unprivileged user.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+ensure_servers
+install_extension
+ensure_run_user
+
+run=$(scratch_dir test)
+cp -a "$repo/Makefile" "$repo/walscale.conf" "$repo/sql" "$repo/expected" "$repo/t" "$run/"
+[ "$(id -u)" = 0 ] && chown -R "$run_user" "$run"
+
+echo "walscale: testing against $PG_PATCHED (stock baseline $PG_STOCK)"
+status=0
+as_run_user env PG_STOCK="$PG_STOCK" PG_PATCHED="$PG_PATCHED" \
+	make -C "$run" installcheck PG_CONFIG="$PG_PATCHED/bin/pg_config" \
+	PROVE_FLAGS="--timer ${PROVE_FLAGS:-}" || status=$?
+if [ $status != 0 ]; then
+	for f in "$run"/regression.diffs "$run"/tmp_check/log/regress_log_*; do
+		[ -f "$f" ] && { echo "==== $f"; tail -n 60 "$f"; }
+	done
+	echo "walscale: tests failed (outputs kept in $run)"
+fi
+exit $status

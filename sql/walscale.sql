@@ -1,0 +1,97 @@
+-- walscale's SQL surface, on a server started with walscale.conf
+CREATE EXTENSION walscale;
+
+-- one row per insertion lock, numbered from 0
+SELECT count(*) AS locks, min(lock_id) AS first, max(lock_id) AS last,
+       count(DISTINCT stats_reset) AS reset_times
+FROM walscale_stats;
+
+-- the settings in effect are those of walscale.conf
+SELECT core_version >= 1 AS patched, insert_locks, insert_lock_attempts,
+       fastpath_groups, fastpath_groups_source
+FROM walscale_settings;
+
+SELECT groups_per_backend, slots_per_backend
+FROM walscale_fastpath;
+
+-- every WAL record written by this backend is counted at least once
+SELECT sum(acquisitions) AS acquired_before FROM walscale_stats \gset
+SELECT count(pg_logical_emit_message(false, 'walscale', 'record ' || i))
+FROM generate_series(1, 500) AS i;
+SELECT sum(acquisitions) - :acquired_before >= 500 AS counted
+FROM walscale_stats;
+SELECT bool_and(first_try <= acquisitions) AS first_try_within,
+       bool_and(blocking_waits <= acquisitions) AS waits_within,
+       bool_and(blocked_ms >= 0) AS time_nonnegative
+FROM walscale_stats;
+
+-- CHECKPOINT takes every lock once
+SELECT sum(exclusive_acquisitions) AS exclusive_before FROM walscale_stats \gset
+CHECKPOINT;
+SELECT count(*) FILTER (WHERE exclusive_acquisitions > 0) AS locks_taken_exclusively
+FROM walscale_stats;
+
+-- a reset starts every counter afresh and records when
+SELECT walscale_reset() AS reset_at \gset
+SELECT bool_and(stats_reset = :'reset_at') AS same_time,
+       sum(acquisitions) < 50 AS few_since,
+       sum(exclusive_acquisitions) = 0 AS no_exclusive
+FROM walscale_stats;
+SELECT stats_reset = :'reset_at' AS fastpath_reset FROM walscale_fastpath;
+SELECT overflows AS overflows_after_reset FROM walscale_fastpath;
+
+-- a transaction that locks more relations than its 16 slots overflows
+DO $$
+BEGIN
+  FOR i IN 1..40 LOOP
+    EXECUTE format('CREATE TABLE walscale_fp_%s (i int)', i);
+  END LOOP;
+END $$;
+BEGIN;
+DO $$
+BEGIN
+  FOR i IN 1..40 LOOP
+    EXECUTE format('SELECT 1 FROM walscale_fp_%s', i);
+  END LOOP;
+END $$;
+SELECT count(*) AS fastpath_locks_held
+FROM pg_locks WHERE pid = pg_backend_pid() AND fastpath AND locktype = 'relation';
+COMMIT;
+SELECT overflows >= 40 - 16 AS overflowed FROM walscale_fastpath;
+DO $$
+BEGIN
+  FOR i IN 1..40 LOOP
+    EXECUTE format('DROP TABLE walscale_fp_%s', i);
+  END LOOP;
+END $$;
+
+-- start-time settings cannot change in a session
+SET walscale.insert_locks = 4;
+SET walscale.fastpath_groups = 2;
+-- the attempts change only with a reload
+SET walscale.insert_lock_attempts = 1;
+-- and bad values are refused with the valid range
+ALTER SYSTEM SET walscale.insert_locks = 0;
+ALTER SYSTEM SET walscale.insert_locks = 1025;
+ALTER SYSTEM SET walscale.insert_locks = 'many';
+ALTER SYSTEM SET walscale.insert_lock_attempts = -5;
+ALTER SYSTEM SET walscale.insert_lock_attempts = 17;
+ALTER SYSTEM SET walscale.fastpath_groups = 3;
+ALTER SYSTEM SET walscale.fastpath_groups = 2048;
+-- the prefix is reserved
+SET walscale.insert_lock = 8;
+
+-- privileges: anyone may read, only those granted may reset
+CREATE ROLE regress_walscale_reader;
+SET ROLE regress_walscale_reader;
+SELECT count(*) > 0 AS readable FROM walscale_stats;
+SELECT walscale_reset();
+RESET ROLE;
+GRANT EXECUTE ON FUNCTION walscale_reset() TO regress_walscale_reader;
+SET ROLE regress_walscale_reader;
+SELECT walscale_reset() IS NOT NULL AS reset_by_grantee;
+RESET ROLE;
+REVOKE EXECUTE ON FUNCTION walscale_reset() FROM regress_walscale_reader;
+DROP ROLE regress_walscale_reader;
+
+DROP EXTENSION walscale;
