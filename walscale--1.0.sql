@@ -53,4 +53,5 @@ RETURNS timestamp with time zone
 AS 'MODULE_PATHNAME', 'walscale_reset'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
 
+GRANT SELECT ON walscale_stats, walscale_fastpath, walscale_settings TO PUBLIC;
 REVOKE ALL ON FUNCTION walscale_reset() FROM PUBLIC;

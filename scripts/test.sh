@@ -12,11 +12,16 @@ run=$(scratch_dir test)
 cp -a "$repo/Makefile" "$repo/walscale.conf" "$repo/sql" "$repo/expected" "$repo/t" "$run/"
 [ "$(id -u)" = 0 ] && chown -R "$run_user" "$run"
 
-echo "walscale: testing against $PG_PATCHED (stock baseline $PG_STOCK)"
 status=0
+# PostgreSQL's own suites first, so that the last lines are walscale's summary
+if [ "${WALSCALE_SKIP_POSTGRES_SUITES:-0}" != 1 ] && [ -x "$repo/scripts/test-postgres.sh" ]; then
+	"$repo/scripts/test-postgres.sh" ci || status=$?
+fi
+
+echo "walscale: testing against $PG_PATCHED (stock baseline $PG_STOCK)"
 as_run_user env PG_STOCK="$PG_STOCK" PG_PATCHED="$PG_PATCHED" \
 	make -C "$run" installcheck PG_CONFIG="$PG_PATCHED/bin/pg_config" \
-	PROVE_FLAGS="--timer ${PROVE_FLAGS:-}" || status=$?
+	PROVE_FLAGS="--timer ${PROVE_FLAGS:-}" || status=1
 if [ $status != 0 ]; then
 	for f in "$run"/regression.diffs "$run"/tmp_check/log/regress_log_*; do
 		[ -f "$f" ] && { echo "==== $f"; tail -n 60 "$f"; }

@@ -26,7 +26,6 @@ SELECT bool_and(first_try <= acquisitions) AS first_try_within,
 FROM walscale_stats;
 
 -- CHECKPOINT takes every lock once
-SELECT sum(exclusive_acquisitions) AS exclusive_before FROM walscale_stats \gset
 CHECKPOINT;
 SELECT count(*) FILTER (WHERE exclusive_acquisitions > 0) AS locks_taken_exclusively
 FROM walscale_stats;

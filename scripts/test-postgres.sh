@@ -1,0 +1,495 @@
+#!/usr/bin/env bash
+# PostgreSQL's own test suites, from the source tree the patched server was
+# built from, against that server with walscale preloaded at extreme settings;
+# then walscale's robustness tests (crash, standby, all-locks loop, hostile
+# input: t/1NN_*.pl) and, in full mode, a memory-error run under
+# AddressSanitizer/UBSan.
+#
+#   scripts/test-postgres.sh [ci|full|memcheck|robustness]    (make test-postgres SUITES_MODE=...)
+#
+#   ci          what fits CI's budget (about 30 minutes on 2 cores), run by
+#               make test before walscale's own suites (which include
+#               t/1NN_*.pl with their short settings):
+#                 src/test/regress (parallel schedule) and src/test/isolation
+#                 at 1/3/1 and at 1024/0/1024, and a subset of
+#                 src/test/recovery at 1024/3/1.
+#   full        (default) everything: regress and isolation at all eight
+#               combinations of insert_locks {1,1024} x attempts {0,3} x
+#               fastpath_groups {1,1024}; all of src/test/recovery at 1/3/1,
+#               1024/0/1024 and 1024/3/1; t/1NN_*.pl with long settings
+#               (25+25 crash cycles, 90 s loops); and memcheck.  Several hours
+#               on 2 cores.
+#   memcheck    build (once, cached) the patched server with
+#               -fsanitize=address,undefined into its own directory under the
+#               cache, and run src/test/regress, src/test/isolation and
+#               walscale's pg_regress suite on it at 1024/3/1024 and 1/3/1.
+#   robustness  only t/1NN_*.pl, with the long settings of full.
+#
+# A configuration is written LOCKS/ATTEMPTS/GROUPS for walscale.insert_locks,
+# walscale.insert_lock_attempts and walscale.fastpath_groups.
+#
+# Environment (each overrides what the mode chooses):
+#   WALSCALE_SUITES             which of: regress isolation recovery robustness memcheck
+#   WALSCALE_SUITE_CONFIGS      configurations for regress and isolation
+#   WALSCALE_RECOVERY_CONFIGS   configurations for src/test/recovery
+#   WALSCALE_RECOVERY_TESTS     test files of src/test/recovery, or "all"
+#   PROVE_JOBS                  parallel prove jobs for src/test/recovery (1)
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+mode=${1:-full}
+case "$mode" in
+	ci | full | memcheck | robustness) ;;
+	*) echo "usage: $0 [ci|full|memcheck|robustness]" >&2; exit 2 ;;
+esac
+
+all_configs="1/0/1 1/0/1024 1/3/1 1/3/1024 1024/0/1 1024/0/1024 1024/3/1 1024/3/1024"
+# The recovery tests that exercise WAL insertion, flushing, all-locks
+# acquisition (checkpoints, backups, WAL switches, end of recovery) and crash
+# recovery, chosen to run in about 10 minutes on 2 cores.
+ci_recovery_tests="001_stream_rep.pl 002_archiving.pl 004_timeline_switch.pl
+	009_twophase.pl 011_crash_recovery.pl 013_crash_restart.pl 016_min_consistency.pl
+	019_replslot_limit.pl 026_overwrite_contrecord.pl 033_replay_tsp_drops.pl
+	039_end_of_wal.pl 042_low_level_backup.pl 043_no_contrecord_switch.pl
+	045_archive_restartpoint.pl"
+case "$mode" in
+	ci)
+		suites=${WALSCALE_SUITES:-regress isolation recovery}
+		suite_configs=${WALSCALE_SUITE_CONFIGS:-1/3/1 1024/0/1024}
+		recovery_configs=${WALSCALE_RECOVERY_CONFIGS:-1024/3/1}
+		recovery_tests=${WALSCALE_RECOVERY_TESTS:-$ci_recovery_tests}
+		expected="about 30 minutes on 2 cores"
+		;;
+	full)
+		suites=${WALSCALE_SUITES:-regress isolation recovery robustness memcheck}
+		suite_configs=${WALSCALE_SUITE_CONFIGS:-$all_configs}
+		recovery_configs=${WALSCALE_RECOVERY_CONFIGS:-1/3/1 1024/0/1024 1024/3/1}
+		recovery_tests=${WALSCALE_RECOVERY_TESTS:-all}
+		expected="about 4 hours on 2 cores (plus 15 minutes for the sanitizer build, once)"
+		;;
+	memcheck)
+		suites=memcheck
+		suite_configs= recovery_configs= recovery_tests=
+		expected="about 30 minutes on 2 cores (plus 15 minutes for the sanitizer build, once)"
+		;;
+	robustness)
+		suites=robustness
+		suite_configs= recovery_configs= recovery_tests=
+		expected="about 15 minutes on 2 cores"
+		;;
+esac
+has_suite() { case " $suites " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+
+ensure_servers
+install_extension
+ensure_run_user
+bin=$PG_PATCHED/bin
+build=$PG_PATCHED/build
+pgxs_dir=$(dirname "$(dirname "$(dirname "$("$bin/pg_config" --pgxs)")")")
+[ -d "$build/src/test/regress" ] || {
+	echo "test-postgres: no built source tree at $build" >&2
+	exit 1
+}
+t_start=$(date +%s)
+results=()
+failures=0
+elapsed() { echo $(($(date +%s) - $1)); }
+say() { echo "test-postgres: [$(date +%H:%M:%S), $(elapsed "$t_start")s] $*"; }
+
+# Record one suite's outcome: name, configuration, status, counts, seconds.
+record() {
+	results+=("$(printf '%-22s %-13s %-5s %-26s %5ss' "$1" "$2" "$3" "$4" "$5")")
+	[ "$3" = ok ] || failures=$((failures + 1))
+}
+
+# Contrib modules that src/test/recovery loads, installed into the patched
+# prefix from its own build tree when missing.
+ensure_contrib() {
+	local m
+	for m in "$@"; do
+		[ -f "$("$bin/pg_config" --pkglibdir)/$m.so" ] && continue
+		say "installing contrib/$m into $PG_PATCHED"
+		make -s -C "$build/contrib/$m" install >/dev/null
+	done
+}
+
+config_lines() {
+	local locks attempts groups
+	IFS=/ read -r locks attempts groups <<<"$1"
+	cat <<CONF
+shared_preload_libraries = 'walscale'
+walscale.insert_locks = $locks
+walscale.insert_lock_attempts = $attempts
+walscale.fastpath_groups = $groups
+CONF
+}
+
+# ---------------------------------------------------------------------------
+# src/test/regress and src/test/isolation, installcheck-style against one
+# cluster per configuration, so that the settings can be checked on the
+# running server before and after.
+# ---------------------------------------------------------------------------
+run_regress_isolation() {
+	local cfg=$1 name dir port locks attempts groups pgq rc out start s
+	IFS=/ read -r locks attempts groups <<<"$cfg"
+	name="suites-${locks}-${attempts}-${groups}"
+	dir=$(scratch_dir "$name")
+	port=$(free_port 56432)
+	pgq() { as_run_user "$bin/psql" -X -At -h "$dir" -p "$port" -v ON_ERROR_STOP=1 "$@"; }
+
+	as_run_user "$bin/initdb" -D "$dir/data" -A trust -U "$run_user" --no-locale -E UTF8 \
+		--no-sync >"$dir/initdb.log" 2>&1 || { cat "$dir/initdb.log"; return 1; }
+	{
+		echo "listen_addresses = ''"
+		echo "unix_socket_directories = '$dir'"
+		echo "port = $port"
+		# what pg_regress writes for its own temporary instances
+		echo "log_autovacuum_min_duration = 0"
+		echo "log_checkpoints = on"
+		echo "log_line_prefix = '%m %b[%p] %q%a '"
+		echo "log_lock_waits = on"
+		echo "log_temp_files = 128kB"
+		echo "max_prepared_transactions = 2"
+		# as in PostgreSQL::Test::Cluster: the suites test no durability
+		echo "fsync = off"
+		config_lines "$cfg"
+	} | as_run_user tee -a "$dir/data/postgresql.conf" >/dev/null
+	as_run_user "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w start >/dev/null ||
+		{ tail -n 20 "$dir/server.log"; record "regress+isolation" "$cfg" FAIL "server did not start" 0; return; }
+
+	# the server runs with the settings asked for
+	pgq -d postgres -c "CREATE EXTENSION walscale" >/dev/null
+	s=$(pgq -d postgres -c "SELECT insert_locks || '/' || insert_lock_attempts || '/' || fastpath_groups FROM walscale_settings")
+	if [ "$s" != "$cfg" ] || [ "$(pgq -d postgres -c 'SELECT count(*) FROM walscale_stats')" != "$locks" ]; then
+		record "settings" "$cfg" FAIL "walscale_settings says $s" 0
+		as_run_user "$bin/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null
+		return
+	fi
+
+	if has_suite regress; then
+		say "src/test/regress (parallel schedule) at $cfg: about 4 minutes"
+		start=$(date +%s)
+		rc=0
+		as_run_user "$build/src/test/regress/pg_regress" \
+			--inputdir="$build/src/test/regress" --outputdir="$dir/regress" \
+			--bindir="$bin" --dlpath="$build/src/test/regress" \
+			--host="$dir" --port="$port" --max-concurrent-tests=20 \
+			--schedule="$build/src/test/regress/parallel_schedule" \
+			>"$dir/regress.out" 2>&1 || rc=$?
+		grep -E '^(# All|# [0-9]+ of|not ok|1\.\.)' "$dir/regress.out" | sed 's/^/    /'
+		out=$(regress_counts "$dir/regress.out")
+		if [ $rc = 0 ]; then
+			record "regress" "$cfg" ok "$out" "$(elapsed "$start")"
+		else
+			record "regress" "$cfg" FAIL "$out" "$(elapsed "$start")"
+			[ -f "$dir/regress/regression.diffs" ] && head -n 80 "$dir/regress/regression.diffs"
+		fi
+		# the heap and the B-tree indexes that the suite left are intact
+		start=$(date +%s)
+		rc=0
+		as_run_user "$bin/pg_amcheck" -h "$dir" -p "$port" -d regression --install-missing \
+			--heapallindexed --no-dependent-toast >"$dir/amcheck.out" 2>&1 || rc=$?
+		if [ $rc = 0 ]; then
+			record "amcheck(regression)" "$cfg" ok "pg_amcheck: no corruption" "$(elapsed "$start")"
+		else
+			head -n 30 "$dir/amcheck.out"
+			record "amcheck(regression)" "$cfg" FAIL "pg_amcheck exit $rc" "$(elapsed "$start")"
+		fi
+	fi
+
+	if has_suite isolation; then
+		say "src/test/isolation at $cfg: about 4 minutes"
+		start=$(date +%s)
+		rc=0
+		as_run_user "$build/src/test/isolation/pg_isolation_regress" \
+			--inputdir="$build/src/test/isolation" --outputdir="$dir/isolation" \
+			--bindir="$bin" --host="$dir" --port="$port" \
+			--schedule="$build/src/test/isolation/isolation_schedule" \
+			prepared-transactions prepared-transactions-cic \
+			>"$dir/isolation.out" 2>&1 || rc=$?
+		grep -E '^(# All|# [0-9]+ of|not ok|1\.\.)' "$dir/isolation.out" | sed 's/^/    /'
+		out=$(regress_counts "$dir/isolation.out")
+		if [ $rc = 0 ]; then
+			record "isolation" "$cfg" ok "$out" "$(elapsed "$start")"
+		else
+			record "isolation" "$cfg" FAIL "$out" "$(elapsed "$start")"
+			[ -f "$dir/isolation/output_iso/regression.diffs" ] &&
+				head -n 80 "$dir/isolation/output_iso/regression.diffs"
+		fi
+	fi
+
+	# after the suites: every lock was taken by the all-locks path of the
+	# suites' checkpoints, and WAL went through the insertion locks
+	s=$(pgq -d postgres -c "SELECT count(*) = $locks AND min(exclusive_acquisitions) > 0
+		AND sum(acquisitions) > 10000 FROM walscale_stats")
+	if [ "$s" = t ]; then
+		record "counters after suites" "$cfg" ok "all $locks locks used" 0
+	else
+		record "counters after suites" "$cfg" FAIL "walscale_stats unexpected" 0
+		pgq -d postgres -c "SELECT count(*), min(exclusive_acquisitions), sum(acquisitions) FROM walscale_stats"
+	fi
+
+	# a clean shutdown and restart, and nothing alarming in the server log
+	rc=0
+	as_run_user "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null || rc=$?
+	as_run_user "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w start >/dev/null || rc=$?
+	[ "$(pgq -d postgres -c 'SELECT count(*) FROM walscale_stats')" = "$locks" ] || rc=1
+	as_run_user "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null || rc=$?
+	if grep -E 'PANIC|TRAP:|too many LWLocks taken|terminated by signal|was terminated by exception' \
+		"$dir/server.log" >"$dir/alarms.log"; then
+		head -n 20 "$dir/alarms.log"
+		rc=1
+	fi
+	if [ $rc = 0 ]; then
+		record "server log, restart" "$cfg" ok "no PANIC/crash/LWLock error" 0
+	else
+		record "server log, restart" "$cfg" FAIL "see $dir/server.log" 0
+	fi
+}
+
+# "P passed of N" from pg_regress' TAP output
+regress_counts() {
+	local total failed
+	total=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$1" | tail -n 1)
+	failed=$(grep -c '^not ok' "$1" || true)
+	if [ -z "$total" ]; then
+		echo "did not finish"
+	else
+		echo "$((total - failed))/$total tests passed"
+	fi
+}
+
+# ---------------------------------------------------------------------------
+# src/test/recovery through prove, with TEMP_CONFIG, from a copy of the test
+# directory (the build tree belongs to root) plus one test of ours that
+# checks that TEMP_CONFIG's settings are the ones in effect.
+# ---------------------------------------------------------------------------
+run_recovery() {
+	local cfg=$1 name dir tests start rc locks attempts groups out
+	IFS=/ read -r locks attempts groups <<<"$cfg"
+	name="recovery-${locks}-${attempts}-${groups}"
+	dir=$(scratch_dir "$name")
+	ensure_contrib test_decoding pg_stat_statements pg_prewarm
+	cp -a "$build/src/test/recovery/t" "$dir/t"
+	config_lines "$cfg" >"$dir/temp_config"
+	cat >"$dir/t/000_walscale_settings.pl" <<'PERL'
+# walscale: the settings of TEMP_CONFIG are in effect on the suite's nodes
+use strict;
+use warnings FATAL => 'all';
+use PostgreSQL::Test::Cluster;
+use Test::More;
+my $node = PostgreSQL::Test::Cluster->new('walscale');
+$node->init;
+$node->start;
+$node->safe_psql('postgres', 'CREATE EXTENSION walscale');
+is( $node->safe_psql('postgres',
+		"SELECT insert_locks || '/' || insert_lock_attempts || '/' || fastpath_groups FROM walscale_settings"),
+	$ENV{WALSCALE_EXPECT}, 'walscale settings from TEMP_CONFIG');
+$node->stop;
+done_testing();
+PERL
+	if [ "$recovery_tests" = all ]; then
+		tests=$(cd "$dir" && ls t/0*.pl | tr '\n' ' ')
+	else
+		tests="t/000_walscale_settings.pl"
+		for t in $recovery_tests; do tests="$tests t/$t"; done
+	fi
+	[ "$(id -u)" = 0 ] && chown -R "$run_user" "$dir"
+	say "src/test/recovery at $cfg: $(echo "$tests" | wc -w) test files, $( [ "$recovery_tests" = all ] && echo 'about 60 minutes' || echo 'about 12 minutes')"
+	start=$(date +%s)
+	rc=0
+	(
+		cd "$dir"
+		as_run_user env TESTLOGDIR="$dir/tmp_check/log" TESTDATADIR="$dir/tmp_check" \
+			PATH="$bin:$PATH" top_builddir="$build" \
+			PG_REGRESS="$build/src/test/regress/pg_regress" \
+			REGRESS_SHLIB="$build/src/test/regress/regress.so" \
+			share_contrib_dir="$PG_PATCHED/share/contrib" \
+			enable_injection_points=no with_ssl=no PG_TEST_EXTRA="" \
+			TEMP_CONFIG="$dir/temp_config" WALSCALE_EXPECT="$cfg" \
+			prove -I "$build/src/test/perl" -I "$dir" --timer -j "${PROVE_JOBS:-1}" $tests
+	) 2>&1 | tee "$dir/prove.out" || true
+	rc=${PIPESTATUS[0]}
+	grep -q '^Result: PASS' "$dir/prove.out" || rc=1
+	out=$(sed -n 's/^Files=\([0-9]*\), Tests=\([0-9]*\),.*/\1 files, \2 tests/p' "$dir/prove.out")
+	if [ $rc = 0 ]; then
+		record "recovery" "$cfg" ok "${out:-?} passed" "$(elapsed "$start")"
+	else
+		record "recovery" "$cfg" FAIL "${out:-did not finish}" "$(elapsed "$start")"
+		for f in "$dir"/tmp_check/log/regress_log_*; do
+			grep -q 'not ok' "$f" 2>/dev/null && { echo "==== $f"; grep -B3 -A12 'not ok' "$f" | head -n 60; }
+		done
+	fi
+}
+
+# ---------------------------------------------------------------------------
+# walscale's robustness tests, t/1NN_*.pl, with long settings.  make test
+# runs them with their short defaults as part of walscale's TAP suite.
+# ---------------------------------------------------------------------------
+run_robustness() {
+	local dir start rc out
+	dir=$(scratch_dir robustness)
+	cp -a "$repo/t" "$dir/t"
+	[ "$(id -u)" = 0 ] && chown -R "$run_user" "$dir"
+	say "walscale robustness tests t/1NN_*.pl, long settings: about 15 minutes"
+	start=$(date +%s)
+	(
+		cd "$dir"
+		as_run_user env TESTLOGDIR="$dir/tmp_check/log" TESTDATADIR="$dir/tmp_check" \
+			PATH="$bin:$PATH" PG_REGRESS="$pgxs_dir/src/test/regress/pg_regress" \
+			WALSCALE_POSTMASTER_KILLS=${WALSCALE_POSTMASTER_KILLS:-25} \
+			WALSCALE_BACKEND_KILLS=${WALSCALE_BACKEND_KILLS:-25} \
+			WALSCALE_LOOP_SECONDS=${WALSCALE_LOOP_SECONDS:-90} \
+			WALSCALE_LOAD_SECONDS=${WALSCALE_LOAD_SECONDS:-60} \
+			prove -I "$pgxs_dir/src/test/perl" --timer t/1*.pl
+	) 2>&1 | tee "$dir/prove.out" || true
+	rc=${PIPESTATUS[0]}
+	grep -q '^Result: PASS' "$dir/prove.out" || rc=1
+	out=$(sed -n 's/^Files=\([0-9]*\), Tests=\([0-9]*\),.*/\1 files, \2 tests/p' "$dir/prove.out")
+	if [ $rc = 0 ]; then
+		record "walscale t/1NN" "long" ok "${out:-?} passed" "$(elapsed "$start")"
+	else
+		record "walscale t/1NN" "long" FAIL "${out:-did not finish}" "$(elapsed "$start")"
+	fi
+}
+
+# ---------------------------------------------------------------------------
+# memcheck: the patched server built with AddressSanitizer and UBSan, in its
+# own directory (not one of build-postgres.sh's cache keys), then the
+# regress, isolation and walscale suites on it.
+# ---------------------------------------------------------------------------
+build_sanitized() {
+	local src key prefix b p jobs
+	src=$(ls "$cache"/src/postgresql-18_18.*.orig.tar.* 2>/dev/null | sort -V | tail -n 1)
+	[ -n "${PG_SOURCE:-}" ] && src=$(readlink -f "$PG_SOURCE")
+	[ -n "$src" ] || { echo "test-postgres: no PostgreSQL source in $cache/src" >&2; return 1; }
+	key=$( { echo asan-ubsan-1; basename "$src"; cat "$repo"/patches/pg18/*.patch; } | sha256sum | cut -c1-12)
+	prefix="$cache/sanitize/pg-walscale-asan-$key"
+	if [ ! -f "$prefix/.complete" ]; then
+		say "building the patched server with -fsanitize=address,undefined into $prefix: about 15 minutes"
+		rm -rf "$prefix"
+		b="$prefix/build"
+		mkdir -p "$b"
+		if [ -d "$src" ]; then cp -a "$src/." "$b/"; else tar -xf "$src" -C "$b" --strip-components=1; fi
+		for p in "$repo"/patches/pg18/*.patch; do patch -d "$b" -p1 --forward --batch --quiet <"$p"; done
+		jobs=${JOBS:-$(nproc)}
+		(
+			cd "$b"
+			# as PostgreSQL's own CI does for its sanitizer tasks
+			./configure --prefix="$prefix" --enable-debug --enable-cassert --without-icu \
+				CFLAGS="-Og -ggdb -fno-omit-frame-pointer -fsanitize=address,undefined -fsanitize=alignment -fno-sanitize-recover=all" \
+				LDFLAGS="-fsanitize=address,undefined" >configure.log 2>&1 ||
+				{ tail -n 30 configure.log; exit 1; }
+			make -s -j"$jobs" >make.log 2>&1 || { tail -n 40 make.log; exit 1; }
+			make -s install >>make.log 2>&1
+			make -s -C contrib/amcheck install >>make.log 2>&1
+		) || { echo "test-postgres: sanitizer build failed, logs in $b" >&2; return 1; }
+		touch "$prefix/.complete"
+	fi
+	PG_ASAN=$prefix
+}
+
+run_memcheck() {
+	local cfg dir port rc start out locks attempts groups run pgq
+	build_sanitized || { record "memcheck build" "-" FAIL "build failed" 0; return; }
+	# walscale itself, built with the sanitized server's flags, in a copy so
+	# that the clone's build of it is left alone
+	local src
+	src=$(scratch_dir memcheck-build)
+	cp -a "$repo/Makefile" "$repo/walscale.c" "$repo/walscale.control" "$repo"/walscale--*.sql "$src/"
+	make -s -C "$src" install PG_CONFIG="$PG_ASAN/bin/pg_config" >/dev/null
+	for cfg in ${WALSCALE_MEMCHECK_CONFIGS:-1024/3/1024 1/3/1}; do
+		IFS=/ read -r locks attempts groups <<<"$cfg"
+		dir=$(scratch_dir "memcheck-${locks}-${attempts}-${groups}")
+		port=$(free_port 57432)
+		pgq() { as_run_user "$PG_ASAN/bin/psql" -X -At -h "$dir" -p "$port" -v ON_ERROR_STOP=1 "$@"; }
+		export ASAN_OPTIONS="print_stacktrace=1:abort_on_error=1:detect_leaks=0:detect_stack_use_after_return=0:log_path=$dir/asan"
+		export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:abort_on_error=1:log_path=$dir/ubsan"
+		as_run_user env ASAN_OPTIONS="$ASAN_OPTIONS" "$PG_ASAN/bin/initdb" -D "$dir/data" -A trust \
+			-U "$run_user" --no-locale -E UTF8 --no-sync >"$dir/initdb.log" 2>&1 ||
+			{ tail -n 20 "$dir/initdb.log"; record "memcheck initdb" "$cfg" FAIL "initdb failed" 0; continue; }
+		{
+			echo "listen_addresses = ''"
+			echo "unix_socket_directories = '$dir'"
+			echo "port = $port"
+			echo "max_prepared_transactions = 2"
+			echo "fsync = off"
+			# ASan's shadow memory and the deeper stack of an instrumented build
+			echo "max_stack_depth = 4MB"
+			config_lines "$cfg"
+		} | as_run_user tee -a "$dir/data/postgresql.conf" >/dev/null
+		as_run_user env ASAN_OPTIONS="$ASAN_OPTIONS" UBSAN_OPTIONS="$UBSAN_OPTIONS" \
+			"$PG_ASAN/bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 120 start >/dev/null ||
+			{ tail -n 20 "$dir/server.log"; record "memcheck start" "$cfg" FAIL "server did not start" 0; continue; }
+		say "memcheck at $cfg: regress, isolation and walscale's suite under ASan/UBSan: about 15 minutes"
+		start=$(date +%s)
+		rc=0
+		as_run_user "$PG_ASAN/build/src/test/regress/pg_regress" \
+			--inputdir="$PG_ASAN/build/src/test/regress" --outputdir="$dir/regress" \
+			--bindir="$PG_ASAN/bin" --dlpath="$PG_ASAN/build/src/test/regress" \
+			--host="$dir" --port="$port" --max-concurrent-tests=20 \
+			--schedule="$PG_ASAN/build/src/test/regress/parallel_schedule" \
+			>"$dir/regress.out" 2>&1 || rc=$?
+		grep -E '^(# All|# [0-9]+ of|not ok)' "$dir/regress.out" | sed 's/^/    /'
+		record "regress (ASan/UBSan)" "$cfg" "$([ $rc = 0 ] && echo ok || echo FAIL)" \
+			"$(regress_counts "$dir/regress.out")" "$(elapsed "$start")"
+		start=$(date +%s)
+		rc=0
+		as_run_user "$PG_ASAN/build/src/test/isolation/pg_isolation_regress" \
+			--inputdir="$PG_ASAN/build/src/test/isolation" --outputdir="$dir/isolation" \
+			--bindir="$PG_ASAN/bin" --host="$dir" --port="$port" \
+			--schedule="$PG_ASAN/build/src/test/isolation/isolation_schedule" \
+			>"$dir/isolation.out" 2>&1 || rc=$?
+		grep -E '^(# All|# [0-9]+ of|not ok)' "$dir/isolation.out" | sed 's/^/    /'
+		record "isolation (ASan/UBSan)" "$cfg" "$([ $rc = 0 ] && echo ok || echo FAIL)" \
+			"$(regress_counts "$dir/isolation.out")" "$(elapsed "$start")"
+		# walscale's own pg_regress suite (sql/, expected/), against this server
+		start=$(date +%s)
+		run="$dir/walscale"
+		mkdir -p "$run"
+		cp -a "$repo/sql" "$repo/expected" "$run/"
+		[ "$(id -u)" = 0 ] && chown -R "$run_user" "$run"
+		rc=0
+		as_run_user "$(dirname "$(dirname "$(dirname "$("$PG_ASAN/bin/pg_config" --pgxs)")")")/src/test/regress/pg_regress" --inputdir="$run" --outputdir="$run" \
+			--bindir="$PG_ASAN/bin" --host="$dir" --port="$port" \
+			$(cd "$repo/sql" && ls *.sql | sed 's/\.sql$//') >"$dir/walscale.out" 2>&1 || rc=$?
+		grep -E '^(# All|# [0-9]+ of|not ok)' "$dir/walscale.out" | sed 's/^/    /'
+		# the expected output is for walscale.conf's settings: at these
+		# settings a difference in numbers is not a memory error, so only a
+		# crash counts here
+		if grep -q 'terminated by signal\|server closed the connection unexpectedly' "$dir/walscale.out" "$run"/regression.diffs 2>/dev/null; then rc=1; else rc=0; fi
+		record "walscale sql (ASan)" "$cfg" "$([ $rc = 0 ] && echo ok || echo FAIL)" \
+			"$(regress_counts "$dir/walscale.out"), no crash" "$(elapsed "$start")"
+		# a checkpoint and shutdown with every lock, and then the verdict
+		pgq -d postgres -c "CHECKPOINT" >/dev/null || true
+		as_run_user "$PG_ASAN/bin/pg_ctl" -D "$dir/data" -m fast -w -t 120 stop >/dev/null || true
+		rc=0
+		if ls "$dir"/asan* "$dir"/ubsan* >/dev/null 2>&1; then
+			for f in "$dir"/asan* "$dir"/ubsan*; do echo "==== $f"; head -n 40 "$f"; done
+			rc=1
+		fi
+		grep -E 'ERROR: AddressSanitizer|runtime error:|TRAP:|terminated by signal' "$dir/server.log" | head -n 20 && rc=1
+		record "ASan/UBSan reports" "$cfg" "$([ $rc = 0 ] && echo ok || echo FAIL)" \
+			"$([ $rc = 0 ] && echo none || echo 'see above')" 0
+	done
+}
+
+say "mode $mode: $suites; expected duration $expected"
+if has_suite regress || has_suite isolation; then
+	for cfg in $suite_configs; do run_regress_isolation "$cfg"; done
+fi
+if has_suite recovery; then
+	for cfg in $recovery_configs; do run_recovery "$cfg"; done
+fi
+has_suite robustness && run_robustness
+has_suite memcheck && run_memcheck
+
+echo
+echo "test-postgres: summary ($mode mode, $(elapsed "$t_start")s; configuration = insert_locks/attempts/fastpath_groups)"
+printf '  %s\n' "${results[@]}"
+if [ $failures = 0 ]; then
+	echo "test-postgres: all ${#results[@]} checks passed"
+else
+	echo "test-postgres: $failures of ${#results[@]} checks FAILED (outputs in $cache/run/)"
+	exit 1
+fi

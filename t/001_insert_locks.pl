@@ -1,0 +1,207 @@
+
+# Copyright (c) 2026, walscale developers
+
+# WAL insertion locks at 1, 8, 64 and 1024: a concurrent WAL-heavy pgbench
+# runs while checkpoints, WAL switches and base backups take every insertion
+# lock at once, then the counters of walscale_stats must add up.
+
+use strict;
+use warnings FATAL => 'all';
+
+use IPC::Run;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+# number of rows each pgbench transaction inserts and deletes again
+my $rows_per_xact = 100;
+
+# WAL records written by one backend for the counting check
+my $records = 1000;
+
+# seconds of background load for each lock count
+my $load_seconds = 6;
+my $load_clients = 8;
+
+my $node = PostgreSQL::Test::Cluster->new('insert_locks');
+$node->init;
+$node->append_conf(
+	'postgresql.conf', qq{
+shared_preload_libraries = 'walscale'
+wal_level = replica
+max_wal_senders = 0
+max_wal_size = 256MB
+log_statement = none
+include = 'walscale_case.conf'
+});
+
+# the settings of one case, in a file postgresql.conf includes
+sub set_case
+{
+	my ($locks, $attempts) = @_;
+	my $file = $node->data_dir . '/walscale_case.conf';
+
+	open my $fh, '>', $file or die "could not write \"$file\": $!";
+	print $fh "walscale.insert_locks = $locks\n";
+	print $fh "walscale.insert_lock_attempts = $attempts\n";
+	close $fh;
+	return;
+}
+
+my $load_script = $node->basedir . '/wal_load.sql';
+append_to_file(
+	$load_script, qq{\\set id random(1, 1000000000)
+BEGIN;
+INSERT INTO wal_load SELECT i FROM generate_series(:id, :id + $rows_per_xact - 1) AS i;
+DELETE FROM wal_load WHERE id BETWEEN :id AND :id + $rows_per_xact - 1;
+END;
+});
+
+foreach my $case ([ 1, 0 ], [ 8, 0 ], [ 64, 2 ], [ 1024, 2 ])
+{
+	my ($locks, $attempts) = @$case;
+	my $name = "insert_locks=$locks, attempts=$attempts";
+
+	set_case($locks, $attempts);
+	my $log_offset = -s $node->logfile // 0;
+	$node->start;
+
+	$node->safe_psql(
+		'postgres', q{
+DROP EXTENSION IF EXISTS walscale;
+CREATE EXTENSION walscale;
+DROP TABLE IF EXISTS wal_load;
+CREATE TABLE wal_load (id int8 NOT NULL);
+CREATE INDEX wal_load_id ON wal_load (id);
+});
+
+	is( $node->safe_psql(
+			'postgres',
+			'SELECT count(*), min(lock_id), max(lock_id) FROM walscale_stats'
+		),
+		"$locks|0|" . ($locks - 1),
+		"$name: walscale_stats has one row per lock, numbered from 0");
+	is( $node->safe_psql(
+			'postgres',
+			'SELECT insert_locks, insert_lock_attempts FROM walscale_settings'
+		),
+		"$locks|$attempts",
+		"$name: walscale_settings reports the configured lock count");
+	is($node->safe_psql('postgres', 'SHOW walscale.insert_locks'),
+		$locks, "$name: SHOW walscale.insert_locks");
+
+	$node->safe_psql('postgres', 'SELECT walscale_reset()');
+
+	# WAL-heavy load in the background ...
+	my ($stdout, $stderr) = ('', '');
+	my $pgbench = IPC::Run::start(
+		[
+			'pgbench', '--no-vacuum',
+			'--client' => $load_clients,
+			'--jobs' => 2,
+			'--time' => $load_seconds,
+			'--file' => $load_script,
+			'--host' => $node->host,
+			'--port' => $node->port,
+			'postgres'
+		],
+		'>' => \$stdout,
+		'2>' => \$stderr);
+
+	# ... while every insertion lock is taken at once, over and over
+	my $rounds = 0;
+	while ($rounds < 3 || ($pgbench->pumpable && $rounds < 30))
+	{
+		$pgbench->pump_nb if $pgbench->pumpable;
+		$node->safe_psql('postgres', 'CHECKPOINT');
+		$node->safe_psql('postgres', 'SELECT pg_switch_wal()');
+		$node->safe_psql(
+			'postgres', q{
+SELECT pg_backup_start('walscale_test', fast => true);
+SELECT lsn > '0/0' FROM pg_backup_stop(wait_for_archive => false);
+});
+		$rounds++;
+	}
+	$pgbench->finish;
+	note "$name: $rounds rounds of CHECKPOINT, pg_switch_wal and backups";
+
+	is($pgbench->result(0), 0, "$name: pgbench exits with status 0");
+	like(
+		$stdout,
+		qr/number of failed transactions: 0 /,
+		"$name: pgbench has no failed transactions");
+	unlike($stderr, qr/error|abort/i, "$name: pgbench reports no error");
+	my ($processed) = $stdout =~ /transactions actually processed: (\d+)/;
+	$processed //= 0;
+	cmp_ok($processed, '>', 0, "$name: pgbench processed transactions");
+
+	# all quiet now: one more checkpoint, then read the counters
+	$node->safe_psql('postgres', 'CHECKPOINT');
+
+	is( $node->safe_psql(
+			'postgres', q{
+SELECT count(*) FILTER (WHERE exclusive_acquisitions > 0),
+       min(exclusive_acquisitions) = max(exclusive_acquisitions)
+FROM walscale_stats}),
+		"$locks|t",
+		"$name: every lock was taken exclusively, as often as every other");
+	cmp_ok(
+		$node->safe_psql(
+			'postgres',
+			'SELECT min(exclusive_acquisitions) FROM walscale_stats'),
+		'>=',
+		4 * $rounds,
+		"$name: each checkpoint, switch, backup start and stop took all locks"
+	);
+
+	cmp_ok(
+		$node->safe_psql(
+			'postgres', 'SELECT sum(acquisitions) FROM walscale_stats'),
+		'>=',
+		$processed * $rows_per_xact,
+		"$name: acquisitions count at least one record per inserted row");
+
+	is( $node->safe_psql(
+			'postgres', qq{
+SELECT count(*) FROM walscale_stats
+WHERE acquisitions < 0 OR first_try < 0 OR failed_attempts < 0
+   OR blocking_waits < 0 OR blocked_ms < 0 OR exclusive_acquisitions < 0
+   OR flush_waits < 0
+   OR first_try > acquisitions
+   OR blocking_waits > acquisitions
+   OR blocking_waits > acquisitions - first_try
+   OR (blocking_waits = 0) <> (blocked_ms = 0)
+   OR CASE WHEN $attempts = 0 THEN failed_attempts <> 0
+           ELSE failed_attempts NOT BETWEEN acquisitions - first_try
+                AND (acquisitions - first_try) * $attempts
+      END}),
+		'0',
+		"$name: per-lock counters are consistent");
+
+	# one backend, K records: at least K acquisitions
+	my $before = $node->safe_psql('postgres',
+		'SELECT sum(acquisitions) FROM walscale_stats');
+	my $after = $node->safe_psql(
+		'postgres', qq{
+SELECT count(pg_logical_emit_message(false, 'walscale', 'record ' || i))
+FROM generate_series(1, $records) AS i;
+SELECT sum(acquisitions) FROM walscale_stats;
+});
+	($after) = $after =~ /(\d+)$/;
+	cmp_ok($after - $before, '>=', $records,
+		"$name: $records WAL records raise acquisitions by at least $records"
+	);
+
+	my $log = slurp_file($node->logfile, $log_offset);
+	unlike(
+		$log,
+		qr/too many LWLocks taken/,
+		"$name: no \"too many LWLocks taken\" in the server log");
+	unlike($log, qr/\b(?:PANIC|FATAL):/,
+		"$name: no PANIC or FATAL in the server log");
+	unlike($log, qr/terminated by signal/, "$name: no server process died");
+
+	$node->stop;
+}
+
+done_testing();

@@ -1,0 +1,209 @@
+
+# Copyright (c) 2026, walscale developers
+
+# Bad values for walscale's settings: in postgresql.conf they must stop the
+# server from starting, naming the parameter; in SET and ALTER SYSTEM they
+# must be refused while the server keeps running; on a reload they must
+# leave the value in effect as it was.
+
+use strict;
+use warnings FATAL => 'all';
+
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $node = PostgreSQL::Test::Cluster->new('bad_values');
+$node->init;
+$node->append_conf(
+	'postgresql.conf', q{
+shared_preload_libraries = 'walscale'
+include = 'walscale_case.conf'
+});
+
+# Write the walscale settings into the file postgresql.conf includes.
+sub set_walscale_conf
+{
+	my (%settings) = @_;
+	my $file = $node->data_dir . '/walscale_case.conf';
+
+	open my $fh, '>', $file or die "could not write \"$file\": $!";
+	foreach my $setting (sort keys %settings)
+	{
+		print $fh "walscale.$setting = '$settings{$setting}'\n";
+	}
+	close $fh;
+	return;
+}
+
+# PostgreSQL's messages for a value that does not parse, fails a check hook,
+# or is out of range, all naming the parameter.
+sub bad_value_message
+{
+	my ($setting) = @_;
+	return
+	  qr/(?:invalid value for parameter|\S+ is outside the valid range for parameter) "walscale\.$setting"/;
+}
+
+my %bad_values = (
+	insert_locks => [ '0', '1025', '-5', 'abc', '' ],
+	fastpath_groups => [ '3', '2048', '-1', 'x' ],
+	insert_lock_attempts => [ '-1', '17', 'x' ],);
+
+# 1. a bad value in postgresql.conf stops the server from starting
+foreach my $setting (sort keys %bad_values)
+{
+	foreach my $value (@{ $bad_values{$setting} })
+	{
+		my $name = "postgresql.conf: walscale.$setting = '$value'";
+		my $log_offset = -s $node->logfile // 0;
+
+		set_walscale_conf($setting => $value);
+		my $started = $node->start(fail_ok => 1);
+		ok(!$started, "$name: server refuses to start");
+
+		my $log = slurp_file($node->logfile, $log_offset);
+		like(
+			$log,
+			qr/(?:FATAL|ERROR):\s+@{[ bad_value_message($setting) ]}/,
+			"$name: the log names the parameter at FATAL");
+
+		# if it started after all, stop it so that the next case can start
+		$node->stop if $started;
+	}
+}
+
+# 2. a good configuration starts
+set_walscale_conf(
+	insert_locks => 16,
+	insert_lock_attempts => 2,
+	fastpath_groups => 2);
+ok($node->start(fail_ok => 1), 'good configuration: server starts');
+$node->safe_psql('postgres', 'CREATE EXTENSION walscale');
+is( $node->safe_psql(
+		'postgres', q{
+SELECT insert_locks, insert_lock_attempts, fastpath_groups,
+       fastpath_groups_source
+FROM walscale_settings}),
+	'16|2|2|walscale.fastpath_groups',
+	'good configuration: walscale_settings reports it');
+
+# 3. SET cannot change what is fixed at server start, nor what a reload sets
+foreach my $setting ('insert_locks', 'fastpath_groups')
+{
+	my ($stdout, $stderr);
+	my $ret = $node->psql(
+		'postgres', "SET walscale.$setting = 4",
+		stdout => \$stdout,
+		stderr => \$stderr);
+	isnt($ret, 0, "SET walscale.$setting fails");
+	like(
+		$stderr,
+		qr/parameter "walscale\.$setting" cannot be changed without restarting the server/,
+		"SET walscale.$setting: needs a restart");
+}
+{
+	my ($stdout, $stderr);
+	my $ret = $node->psql(
+		'postgres', 'SET walscale.insert_lock_attempts = 1',
+		stdout => \$stdout,
+		stderr => \$stderr);
+	isnt($ret, 0, 'SET walscale.insert_lock_attempts fails');
+	like(
+		$stderr,
+		qr/parameter "walscale\.insert_lock_attempts" cannot be changed now/,
+		'SET walscale.insert_lock_attempts: only the configuration sets it');
+
+	$ret = $node->psql(
+		'postgres', 'SET walscale.no_such_setting = 1',
+		stdout => \$stdout,
+		stderr => \$stderr);
+	isnt($ret, 0, 'SET of an unknown walscale.* parameter fails');
+	like(
+		$stderr,
+		qr/invalid configuration parameter name "walscale\.no_such_setting"/,
+		'the walscale prefix is reserved');
+}
+
+# 4. ALTER SYSTEM refuses bad values, and the server keeps running
+foreach my $setting (sort keys %bad_values)
+{
+	foreach my $value (@{ $bad_values{$setting} })
+	{
+		my $name = "ALTER SYSTEM SET walscale.$setting = '$value'";
+		my ($stdout, $stderr);
+		my $ret = $node->psql(
+			'postgres', "ALTER SYSTEM SET walscale.$setting = '$value'",
+			stdout => \$stdout,
+			stderr => \$stderr);
+		isnt($ret, 0, "$name: fails");
+		like(
+			$stderr,
+			bad_value_message($setting),
+			"$name: the error names the parameter");
+		is($node->safe_psql('postgres', 'SELECT 1'),
+			'1', "$name: the server still answers");
+	}
+}
+unlike(slurp_file($node->data_dir . '/postgresql.auto.conf'),
+	qr/walscale/, 'no bad value reached postgresql.auto.conf');
+
+# 5. a good value for a start-time setting waits for the restart
+$node->safe_psql('postgres',
+	'ALTER SYSTEM SET walscale.insert_locks = 32; SELECT pg_reload_conf()');
+ok( $node->poll_query_until(
+		'postgres',
+		q{SELECT pending_restart FROM pg_settings WHERE name = 'walscale.insert_locks'}
+	),
+	'ALTER SYSTEM SET walscale.insert_locks: pending restart after reload');
+is( $node->safe_psql(
+		'postgres', 'SELECT insert_locks FROM walscale_settings'),
+	'16',
+	'ALTER SYSTEM SET walscale.insert_locks: no effect before restart');
+$node->safe_psql('postgres', 'ALTER SYSTEM RESET walscale.insert_locks');
+
+# 6. a bad value for walscale.insert_lock_attempts on reload is ignored
+foreach my $value ('17', 'x')
+{
+	my $name = "reload with walscale.insert_lock_attempts = '$value'";
+	my $log_offset = -s $node->logfile;
+
+	set_walscale_conf(
+		insert_locks => 16,
+		insert_lock_attempts => $value,
+		fastpath_groups => 2);
+	$node->safe_psql('postgres', 'SELECT pg_reload_conf()');
+	ok( $node->wait_for_log(
+			bad_value_message('insert_lock_attempts'), $log_offset),
+		"$name: the log names the parameter");
+	is( $node->safe_psql(
+			'postgres', 'SELECT insert_lock_attempts FROM walscale_settings'),
+		'2',
+		"$name: the old value stays in effect");
+	is($node->safe_psql('postgres', 'SHOW walscale.insert_lock_attempts'),
+		'2', "$name: SHOW reports the old value");
+}
+
+# and a good one takes effect, in new sessions, without a restart
+set_walscale_conf(
+	insert_locks => 16,
+	insert_lock_attempts => 3,
+	fastpath_groups => 2);
+$node->safe_psql('postgres', 'SELECT pg_reload_conf()');
+ok( $node->poll_query_until(
+		'postgres', 'SELECT insert_lock_attempts FROM walscale_settings', '3'
+	),
+	'reload with walscale.insert_lock_attempts = 3: takes effect');
+is( $node->safe_psql(
+		'postgres', 'SELECT insert_locks FROM walscale_settings'),
+	'16',
+	'the lock count is unchanged');
+
+unlike(
+	slurp_file($node->logfile),
+	qr/\bPANIC:|terminated by signal/,
+	'no server process crashed');
+
+$node->stop;
+
+done_testing();
