@@ -23,7 +23,7 @@ all install installcheck:
 	@exit 1
 endif
 
-.PHONY: postgres demo test test-postgres bench
+.PHONY: postgres demo test test-postgres bench indent
 postgres:
 	scripts/build-postgres.sh
 	scripts/build-postgres.sh --stock
@@ -41,3 +41,6 @@ test-postgres:
 
 bench:
 	bench/run.sh $(BENCH_MODE)
+
+indent:
+	scripts/pgindent.sh

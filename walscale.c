@@ -198,8 +198,8 @@ _PG_init(void)
 	char	   *config_fastpath_groups;
 
 	/*
-	 * Sizes are fixed at server start; loaded later, the module only
-	 * provides its SQL functions, which then report that it is not preloaded.
+	 * Sizes are fixed at server start; loaded later, the module only provides
+	 * its SQL functions, which then report that it is not preloaded.
 	 */
 	if (!process_shared_preload_libraries_in_progress)
 		return;

@@ -15,6 +15,7 @@
 #   JOBS            parallel make jobs (default: number of CPUs)
 set -euo pipefail
 
+main() {
 repo=$(cd "$(dirname "$0")/.." && pwd)
 variant=walscale
 print_prefix=0
@@ -102,7 +103,7 @@ else
 fi
 version=$(source_version "$source")
 case "$version" in
-	18.*) ;;
+	18*) ;;
 	*) echo "build-postgres: $source is not PostgreSQL 18 (version '${version}')" >&2; exit 1 ;;
 esac
 
@@ -110,7 +111,12 @@ patches=()
 if [ "$variant" = walscale ]; then
 	patches=("$repo"/patches/pg18/*.patch)
 fi
-key=$( { echo "${configure_opts[*]}"; for p in "${patches[@]}"; do cat "$p"; done; } |
+# The key covers what the patches change, not their commit messages, blob
+# ids or git version signature, so rewording a message does not rebuild.
+patch_changes() {
+	awk '/^diff --git/ { d = 1 } /^-- $/ { d = 0 } d && !/^index / { print }' "$1"
+}
+key=$( { echo "${configure_opts[*]}"; for p in "${patches[@]}"; do patch_changes "$p"; done; } |
 	sha256sum | cut -c1-12)
 prefix="$cache/pg-$version-$variant-$key"
 
@@ -133,6 +139,12 @@ fi
 ensure_deps
 exec 9>"$cache/.lock-$variant"
 flock 9
+# another run may have built it while this one waited for the lock
+if [ -f "$prefix/.complete" ]; then
+	log "$variant $version is built: $prefix"
+	link_into_clone
+	exit 0
+fi
 build="$prefix/build"
 rm -rf "$prefix"
 mkdir -p "$build"
@@ -163,3 +175,7 @@ done
 touch "$prefix/.complete"
 log "built $variant PostgreSQL $version in $(( $(date +%s) - start ))s"
 link_into_clone
+}
+
+main "$@"
+exit

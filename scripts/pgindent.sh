@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# make indent: format walscale's C code with PostgreSQL's pgindent, using the
+# pg_bsd_indent and typedefs list of the PostgreSQL tree walscale builds.
+# With --check, change nothing and exit 2 if anything would change.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+ensure_servers >/dev/null
+tree="$PG_STOCK/build"
+indent="$tree/src/tools/pg_bsd_indent/pg_bsd_indent"
+[ -x "$indent" ] || make -s -C "$tree/src/tools/pg_bsd_indent" >/dev/null
+"$tree/src/tools/pgindent/pgindent" --indent="$indent" \
+	--typedefs="$tree/src/tools/pgindent/typedefs.list" \
+	--list-of-typedefs="WALInsertLockCounter WalscaleShared" \
+	"$@" "$repo/walscale.c"
