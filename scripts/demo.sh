@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # make demo: build what is missing, start a throwaway cluster with walscale
-# preloaded at 64 insertion locks, run a short WAL-heavy pgbench, and show
-# what walscale saw.  The cluster is removed on exit.
+# preloaded, run a short WAL-heavy pgbench at 2 and then at 64 insertion
+# locks, and show what walscale saw each time.  The cluster is stopped on exit.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-locks=${DEMO_INSERT_LOCKS:-64}
+lock_counts=${DEMO_INSERT_LOCKS:-2 64}
 attempts=${DEMO_ATTEMPTS:-2}
 clients=${DEMO_CLIENTS:-16}
 seconds=${DEMO_SECONDS:-10}
@@ -17,7 +17,7 @@ ensure_run_user
 dir=$(scratch_dir demo)
 port=$(free_port 55432)
 bin="$PG_PATCHED/bin"
-pg() { as_run_user env PGHOST=127.0.0.1 PGPORT="$port" "$@"; }
+pg() { as_run_user env PGHOST=127.0.0.1 PGPORT="$port" PGOPTIONS="-c client_min_messages=warning" "$@"; }
 stop() { as_run_user "$bin/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null 2>&1 || true; }
 trap stop EXIT
 
@@ -27,16 +27,9 @@ listen_addresses = '127.0.0.1'
 port = $port
 max_connections = 100
 shared_preload_libraries = 'walscale'
-walscale.insert_locks = $locks
 walscale.insert_lock_attempts = $attempts
 synchronous_commit = off
 CONF
-as_run_user "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w start >/dev/null
-echo "== a throwaway cluster on port $port: walscale.insert_locks = $locks, walscale.insert_lock_attempts = $attempts"
-
-pg "$bin/psql" -U postgres -X -q -c "CREATE EXTENSION walscale" -c "SELECT * FROM walscale_settings"
-pg "$bin/psql" -U postgres -X -q -c "CREATE TABLE demo_wal (id bigint NOT NULL, pad text)" \
-	-c "CREATE INDEX ON demo_wal (id)"
 cat > "$dir/wal-heavy.sql" <<'SQL'
 \set id random(1, 1000000000)
 BEGIN;
@@ -45,24 +38,38 @@ DELETE FROM demo_wal WHERE id BETWEEN :id AND :id + 100;
 END;
 SQL
 [ "$(id -u)" = 0 ] && chown "$run_user" "$dir/wal-heavy.sql"
-pg "$bin/psql" -U postgres -X -q -c "SELECT walscale_reset()" >/dev/null
 
-echo "== pgbench: $clients clients for ${seconds}s, each transaction inserts and deletes 101 indexed rows"
-pg "$bin/pgbench" -U postgres -n -M prepared -c "$clients" -j "$clients" -T "$seconds" \
-	-f "$dir/wal-heavy.sql" postgres 2>&1 | grep -E '^(tps|number of transactions actually|latency average)'
+for locks in $lock_counts; do
+	echo "walscale.insert_locks = $locks" > "$dir/data/walscale_demo.conf"
+	grep -q walscale_demo.conf "$dir/data/postgresql.conf" ||
+		echo "include 'walscale_demo.conf'" >> "$dir/data/postgresql.conf"
+	[ "$(id -u)" = 0 ] && chown "$run_user" "$dir/data/walscale_demo.conf"
+	as_run_user "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w restart >/dev/null 2>&1 ||
+		as_run_user "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w start >/dev/null
+	echo
+	echo "== a throwaway cluster on port $port: walscale.insert_locks = $locks, walscale.insert_lock_attempts = $attempts"
+	pg "$bin/psql" -U postgres -X -q -c "CREATE EXTENSION IF NOT EXISTS walscale" -c "SELECT * FROM walscale_settings"
+	pg "$bin/psql" -U postgres -X -q -c "CREATE TABLE IF NOT EXISTS demo_wal (id bigint NOT NULL, pad text)" \
+		-c "CREATE INDEX IF NOT EXISTS demo_wal_id ON demo_wal (id)"
+	pg "$bin/psql" -U postgres -X -q -c "SELECT walscale_reset()" >/dev/null
 
-echo "== walscale_stats: the ten busiest of $locks insertion locks"
-pg "$bin/psql" -U postgres -X -P footer=off -c "
+	echo "== pgbench: $clients clients for ${seconds}s, each transaction inserts and deletes 101 indexed rows"
+	pg "$bin/pgbench" -U postgres -n -M prepared -c "$clients" -j "$clients" -T "$seconds" \
+		-f "$dir/wal-heavy.sql" postgres 2>&1 | grep -E '^(tps|number of transactions actually|latency average)'
+
+	echo "== walscale_stats: the ten busiest of $locks insertion locks"
+	pg "$bin/psql" -U postgres -X -P footer=off -c "
 SELECT lock_id, acquisitions, first_try, failed_attempts, blocking_waits,
        round(blocked_ms::numeric, 1) AS blocked_ms, exclusive_acquisitions, flush_waits
 FROM walscale_stats ORDER BY acquisitions DESC, lock_id LIMIT 10"
-echo "== all $locks locks together"
-pg "$bin/psql" -U postgres -X -P footer=off -c "
+	echo "== all $locks locks together"
+	pg "$bin/psql" -U postgres -X -P footer=off -c "
 SELECT count(*) AS locks, count(*) FILTER (WHERE acquisitions > 0) AS locks_used,
        sum(acquisitions) AS acquisitions,
        round(1000.0 * sum(blocking_waits) / nullif(sum(acquisitions), 0), 2) AS blocking_waits_per_1000,
        round(1000.0 * sum(failed_attempts) / nullif(sum(acquisitions), 0), 2) AS failed_attempts_per_1000,
        round(sum(blocked_ms)::numeric, 1) AS blocked_ms
 FROM walscale_stats"
+done
 pg "$bin/psql" -U postgres -X -P footer=off -c "SELECT * FROM walscale_fastpath"
 echo "== done; the cluster is stopped and its files stay in $dir"
