@@ -371,12 +371,14 @@ walscale_fastpath_stats(PG_FUNCTION_ARGS)
 Datum
 walscale_reset(PG_FUNCTION_ARGS)
 {
-	TimestampTz now = GetCurrentTimestamp();
+	TimestampTz now;
 
 	walscale_require_preloaded();
 	walscale_publish_fastpath_overflows();
 
+	/* read the clock under the lock, so that concurrent resets stay in order */
 	LWLockAcquire(walscale_shared->lock, LW_EXCLUSIVE);
+	now = GetCurrentTimestamp();
 	for (int lockno = 0; lockno < NumXLogInsertLocks; lockno++)
 		GetWALInsertLockCounters(lockno,
 								 &walscale_shared->baseline[lockno * WALINSERT_NUM_COUNTERS]);

@@ -5,8 +5,9 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-ensure_servers >/dev/null
-tree="$PG_STOCK/build"
+# only the stock tree is needed: pgindent and pg_bsd_indent are the same in both
+"$repo/scripts/build-postgres.sh" --stock >/dev/null
+tree="$(readlink -f "$repo/.pg/stock")/build"
 indent="$tree/src/tools/pg_bsd_indent/pg_bsd_indent"
 [ -x "$indent" ] || make -s -C "$tree/src/tools/pg_bsd_indent" >/dev/null
 "$tree/src/tools/pgindent/pgindent" --indent="$indent" \
