@@ -21,6 +21,17 @@ my $load_seconds = 3;
 # WAL records each pgbench transaction writes
 my $records_per_xact = 20;
 
+# the counters of all locks, in a line for the test log
+my $stats_summary = q{
+SELECT 'locks ' || count(*) || ', acquisitions ' || sum(acquisitions)
+       || ', first_try ' || sum(first_try)
+       || ', failed_attempts ' || sum(failed_attempts)
+       || ', blocking_waits ' || sum(blocking_waits)
+       || ', blocked_ms ' || round(sum(blocked_ms)::numeric, 1)
+       || ', exclusive ' || min(exclusive_acquisitions)
+       || ', flush_waits ' || sum(flush_waits)
+FROM walscale_stats};
+
 # Contention is a matter of chance on a machine with few cores: run up to
 # this many bursts of load until the counter under test has moved.
 my $max_bursts = 3;
@@ -62,7 +73,8 @@ sub run_load
 			'postgres'
 		],
 		'>' => \$stdout,
-		'2>' => \$stderr);
+		'2>' => \$stderr,
+		IPC::Run::timeout($PostgreSQL::Test::Utils::timeout_default));
 	my $ret = $? >> 8;
 	my $elapsed_ms = (time() - $start) * 1000;
 
@@ -80,6 +92,10 @@ sub run_load
 sub check_sane
 {
 	my ($name, $attempts, $processed, $elapsed_ms) = @_;
+
+	note sprintf("%s: %d transactions in %.0f ms; %s",
+		$name, $processed, $elapsed_ms,
+		$node->safe_psql('postgres', $stats_summary));
 
 	is( $node->safe_psql(
 			'postgres', qq{

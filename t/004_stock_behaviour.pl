@@ -107,7 +107,10 @@ foreach my $query (
 is($patched->safe_psql('postgres', 'SELECT 1'),
 	'1', 'patched without walscale: the server still answers');
 
-# (b) the stock server
+# (b) the stock server, which scripts/test.sh names in PG_STOCK
+ok(defined $ENV{PG_STOCK} && -x "$ENV{PG_STOCK}/bin/postgres",
+	'PG_STOCK names a PostgreSQL installation')
+  or BAIL_OUT('set PG_STOCK to the stock PostgreSQL installation');
 my $stock =
   PostgreSQL::Test::Cluster->new('stock', install_path => $ENV{PG_STOCK});
 $stock->init;
@@ -128,8 +131,9 @@ $patched->stop;
 $stock->stop;
 
 # walscale.so was built for the patched server: make the stock one find it
-my ($pkglibdir) =
-  run_command([ "$ENV{PG_PATCHED}/bin/pg_config", '--pkglibdir' ]);
+my $pg_config =
+  defined $ENV{PG_PATCHED} ? "$ENV{PG_PATCHED}/bin/pg_config" : 'pg_config';
+my ($pkglibdir) = run_command([ $pg_config, '--pkglibdir' ]);
 chomp $pkglibdir;
 ok(-f "$pkglibdir/walscale.so", "walscale.so is installed in $pkglibdir");
 

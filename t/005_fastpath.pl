@@ -190,20 +190,24 @@ cmp_ok($all_fast, '<=', $slots,
 $node->stop;
 
 # 4. single-user mode applies the setting too
-$name = 'single-user mode, fastpath_groups = 8';
-my $input = "SELECT groups_per_backend FROM walscale_fastpath;\n";
+$name = 'single-user mode, fastpath_groups = 8, insert_locks = 32';
+my $input =
+  "SELECT groups_per_backend, (SELECT count(*) FROM walscale_stats) AS locks FROM walscale_fastpath;\n";
 my ($stdout, $stderr);
 IPC::Run::run(
 	[
 		'postgres', '--single',
 		'-D' => $node->data_dir,
 		'-c' => 'walscale.fastpath_groups=8',
+		'-c' => 'walscale.insert_locks=32',
 		'postgres'
 	],
 	'<' => \$input,
 	'>' => \$stdout,
-	'2>' => \$stderr);
+	'2>' => \$stderr,
+	IPC::Run::timeout($PostgreSQL::Test::Utils::timeout_default));
 is($? >> 8, 0, "$name: exits with status 0");
-like($stdout, qr/groups_per_backend = "8"/, "$name: eight groups");
+like($stdout, qr/groups_per_backend = "8"/, "$name: eight fast-path groups");
+like($stdout, qr/locks = "32"/, "$name: 32 insertion locks");
 
 done_testing();
