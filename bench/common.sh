@@ -25,15 +25,17 @@ bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 # seeds/000 (Yura Sokolov): the server settings of the insert/delete test,
 # used for every workload unless the workload says otherwise.
+# WAL_BUFFERS may shrink wal_buffers: the server zeroes all of it at every
+# start, and on some virtual machines that alone takes 10 s per gigabyte.
 settings_seed000() {
-	cat <<'CONF'
+	cat <<CONF
 max_connections = 1000
 shared_buffers = 1024MB
 fsync = off
 synchronous_commit = off
 wal_sync_method = fdatasync
 full_page_writes = off
-wal_buffers = 1024MB
+wal_buffers = ${WAL_BUFFERS:-1024MB}
 checkpoint_timeout = 1d
 # harness: keep checkpoints out of the runs (one is taken before each run)
 max_wal_size = 8GB
@@ -211,7 +213,7 @@ server_start() {
 	if [ "$variant" = walscale ]; then
 		local got
 		got=$(bench_psql postgres -F ' ' -c \
-			"SELECT insert_locks, insert_lock_attempts FROM walscale_settings")
+			"SELECT current_setting('walscale.insert_locks'), current_setting('walscale.insert_lock_attempts')")
 		if [ "$got" != "$locks $attempts" ]; then
 			echo "bench: walscale_settings says '$got', expected '$locks $attempts'" >&2
 			return 1
@@ -295,17 +297,24 @@ run_point() {
 # Plans: one line per run, "workload variant locks attempts fp clients rep".
 # Configurations are "stock" or "L/A" (walscale insert_locks/attempts, 8
 # fast-path groups derived) or "fp=N" (walscale 8/0 with fastpath_groups N).
-# Repetitions go A B C, C B A, A B C ...: every configuration is measured
-# once per round, and a drift of the machine is spread over all of them.
+# Every configuration is measured once per round: A B C, then C B A (a
+# linear drift of the machine then weighs the same on every configuration),
+# then a fixed pseudo-random order and its reverse, and so on.
 
 plan_workload() {
 	local wl=$1 reps=$2 configs=$3 clients=$4
 	local rep list cfg c
 	for rep in $(seq "$reps"); do
-		if [ $((rep % 2)) = 1 ]; then
+		if [ "$rep" = 1 ]; then
 			list=$configs
+		elif [ $((rep % 2)) = 0 ]; then
+			list=$(echo "$list" | tr ' ' '\n' | tac | tr '\n' ' ')
 		else
-			list=$(echo "$configs" | tr ' ' '\n' | tac | tr '\n' ' ')
+			# a fixed pseudo-random order: a third pass in either order
+			# would favour the configurations at one end under a drift
+			list=$(echo "$configs" | tr ' ' '\n' |
+				awk -v seed="$rep" 'BEGIN { srand(seed) } { print rand() "\t" $0 }' |
+				sort -k1,1g | cut -f2 | tr '\n' ' ')
 		fi
 		for cfg in $list; do
 			for c in $clients; do
@@ -330,7 +339,13 @@ plan_seconds() {
 		END { printf "%d\n", t }' "$1"
 }
 
-fmt_secs() { printf '%d:%02d' $(($1 / 60)) $(($1 % 60)); }
+fmt_secs() {
+	if [ "$1" -ge 3600 ]; then
+		printf '%d:%02d:%02d' $(($1 / 3600)) $(($1 % 3600 / 60)) $(($1 % 60))
+	else
+		printf '%d:%02d' $(($1 / 60)) $(($1 % 60))
+	fi
+}
 
 # Execute a plan file, with a progress line per run.
 run_plan() {
@@ -338,6 +353,11 @@ run_plan() {
 	n=$(wc -l < "$plan")
 	start=$(date +%s)
 	while read -r wl variant locks attempts fp clients rep; do
+		if [ -n "${BENCH_DEADLINE:-}" ] &&
+			[ $(( $(date +%s) + BENCH_SECONDS + 3 )) -gt "$BENCH_DEADLINE" ]; then
+			echo "bench: time is up, $((n - i)) of $n runs left out"
+			break
+		fi
 		i=$((i + 1))
 		run_point "$wl" "$variant" "$locks" "$attempts" "$fp" "$clients" "$rep" </dev/null || return 1
 		now=$(date +%s)
@@ -362,7 +382,7 @@ write_meta() {
 	{
 		echo "date=$(date -u +%F)"
 		echo "started=${BENCH_STARTED:-$(date -u +%FT%TZ)}"
-		echo "host=$(hostname)"
+		echo "host=$(hostname 2>/dev/null || cat /proc/sys/kernel/hostname)"
 		echo "cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
 		echo "cores=$(nproc)"
 		echo "memory=$(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
@@ -372,6 +392,8 @@ write_meta() {
 		echo "pg_patched=$("$PG_PATCHED/bin/postgres" --version) ($PG_PATCHED)"
 		echo "pg_configure=$("$PG_PATCHED/bin/pg_config" --configure | tr -d "'")"
 		echo "pg_cflags=$("$PG_PATCHED/bin/pg_config" --cflags)"
+		echo "load_start=${BENCH_LOAD_START:-?}"
+		echo "load_end=$(cut -d' ' -f1-3 /proc/loadavg)"
 		echo "seconds=$BENCH_SECONDS"
 		echo "cores_for_pgbench_j=$BENCH_CORES"
 		for kv in "$@"; do echo "$kv"; done
@@ -380,7 +402,7 @@ write_meta() {
 
 write_settings_files() {
 	local s
-	for s in seed000 synccommit; do
+	for s in $(for wl in "$@"; do wl_settings "$wl"; done | sort -u); do
 		"settings_$s" > "$RESULTS/settings-$s.conf"
 	done
 	{

@@ -70,64 +70,91 @@ cg_functions() {
 	done
 }
 
-# measure_instructions N M K: writes instructions.csv and cg-functions.csv
-measure_instructions() {
-	local n=$1 m=$2 k=$3
-	local dir="$BENCH_WORK/callgrind" tmpl run cfg label variant locks attempts preload
+# One configuration: label variant locks attempts preload, with N M K.
+# Leaves result.csv, functions.csv and line (its progress line) in its
+# directory.
+cg_one() {
+	local label=$1 variant=$2 locks=$3 attempts=$4 preload=$5 n=$6 m=$7 k=$8
+	local run="$CG_DIR/$label" t0=$SECONDS
 	local -a opts
+	bench_as rm -rf "$run"
+	bench_as mkdir -p "$run"
+	bench_as cp -a "$CG_DIR/template" "$run/data"
+	opts=(-c fsync=off -c synchronous_commit=on -c wal_buffers=64MB -c max_wal_size=8GB)
+	[ "$preload" = yes ] && opts+=(-c shared_preload_libraries=walscale
+		-c "walscale.insert_locks=$locks" -c "walscale.insert_lock_attempts=$attempts")
+	if ! bench_as valgrind --tool=callgrind --dump-after=pg_backend_pid \
+		--callgrind-out-file="$run/cg.out" \
+		"$(pg_bin "$variant")/postgres" --single -D "$run/data" "${opts[@]}" postgres \
+		< "$BENCH_WORK/cg-script.sql" > "$BENCH_WORK/cg-$label.log" 2>&1; then
+		echo "bench: callgrind run $label failed:" >&2
+		tail -n 20 "$BENCH_WORK/cg-$label.log" >&2
+		return 1
+	fi
+	local t=() i
+	for i in 1 2 3 4 5 6 7 8 9; do t[$i]=$(cg_total "$run/cg.out.$i"); done
+	local rec com plp
+	rec=$(awk -v a="${t[2]}" -v b="${t[3]}" -v n="$n" 'BEGIN { printf "%.1f", (b - a) / n }')
+	com=$(awk -v a="${t[5]}" -v b="${t[6]}" -v n="$m" 'BEGIN { printf "%.1f", (b - a) / n }')
+	plp=$(awk -v a="${t[8]}" -v b="${t[9]}" -v n="$k" 'BEGIN { printf "%.1f", (b - a) / n }')
+	echo "$label,$variant,$locks,$attempts,$preload,$rec,$com,$plp,$n,$m,$k" > "$BENCH_WORK/cg-$label.result"
+
+	# where they go: per-function differences of the same pairs (the
+	# plpgsql commits run the same functions as the plain ones)
+	local measure a b cnt
+	: > "$BENCH_WORK/cg-$label.functions"
+	for measure in "record 2 3 $n" "commit 5 6 $m"; do
+		read -r measure a b cnt <<<"$measure"
+		join <(cg_functions "$run/cg.out.$a" | sort) <(cg_functions "$run/cg.out.$b" | sort) |
+			awk -v l="$label" -v m="$measure" -v n="$cnt" \
+				'{ printf "%s,%s,%s,%.1f,%.1f\n", l, m, $1, ($4 - $2) / n, ($5 - $3) / n }' \
+				>> "$BENCH_WORK/cg-$label.functions"
+	done
+	bench_as rm -rf "$run"
+	printf '  callgrind %-18s %8s instr/WAL record %9s instr/commit %9s instr/commit (plpgsql)  [%ss]\n' \
+		"$label" "$rec" "$com" "$plp" $((SECONDS - t0))
+}
+
+CG_CONFIGS=("stock stock 8 0 no" "patched-no-module walscale 8 0 no"
+	"walscale-8 walscale 8 0 yes" "walscale-64 walscale 64 0 yes"
+	"walscale-256 walscale 256 0 yes" "walscale-1024 walscale 1024 0 yes")
+
+# measure_instructions N M K: writes instructions.csv and cg-functions.csv.
+# The configurations run CG_JOBS at a time (default: the number of CPUs);
+# instruction counts do not depend on what else runs.
+measure_instructions() {
+	local n=$1 m=$2 k=$3 cfg label jobs=${CG_JOBS:-$(nproc)} running=0 failed=0
 	command -v valgrind >/dev/null || { echo "bench: valgrind is missing, no instruction counts" >&2; return 0; }
-	bench_as mkdir -p "$dir"
-	tmpl="$dir/template"
-	bench_as "$PG_STOCK/bin/initdb" -D "$tmpl" -A trust -U postgres --no-sync >/dev/null
+	CG_DIR="$BENCH_WORK/callgrind"
+	bench_as mkdir -p "$CG_DIR"
+	bench_as "$PG_STOCK/bin/initdb" -D "$CG_DIR/template" -A trust -U postgres --no-sync >/dev/null
 	echo "CREATE TABLE cg_commit (v int);" |
-		bench_as "$PG_STOCK/bin/postgres" --single -D "$tmpl" postgres >/dev/null 2>&1
+		bench_as "$PG_STOCK/bin/postgres" --single -D "$CG_DIR/template" postgres >/dev/null 2>&1
 	cg_script "$n" "$m" "$k" > "$BENCH_WORK/cg-script.sql"
 	chmod 644 "$BENCH_WORK/cg-script.sql"
+
+	for cfg in "${CG_CONFIGS[@]}"; do
+		if [ "$running" -ge "$jobs" ]; then
+			wait -n || failed=1
+			running=$((running - 1))
+		fi
+		# shellcheck disable=SC2086
+		cg_one $cfg "$n" "$m" "$k" &
+		running=$((running + 1))
+	done
+	while [ "$running" -gt 0 ]; do
+		wait -n || failed=1
+		running=$((running - 1))
+	done
+	[ "$failed" = 0 ] || return 1
 
 	echo "config,variant,insert_locks,attempts,preloaded,per_record,per_commit,per_commit_plpgsql,n_records,n_commits,n_commits_plpgsql" \
 		> "$RESULTS/instructions.csv"
 	echo "config,measure,function,inclusive_per_op,self_per_op" > "$RESULTS/cg-functions.csv"
-
-	# label variant locks attempts preload
-	for cfg in "stock stock 8 0 no" "patched-no-module walscale 8 0 no" \
-		"walscale-8 walscale 8 0 yes" "walscale-64 walscale 64 0 yes" \
-		"walscale-256 walscale 256 0 yes" "walscale-1024 walscale 1024 0 yes"; do
-		read -r label variant locks attempts preload <<<"$cfg"
-		local t0=$SECONDS
-		run="$dir/$label"
-		bench_as rm -rf "$run"
-		bench_as mkdir -p "$run"
-		bench_as cp -a "$tmpl" "$run/data"
-		opts=(-c fsync=off -c synchronous_commit=on -c wal_buffers=64MB -c max_wal_size=8GB)
-		[ "$preload" = yes ] && opts+=(-c shared_preload_libraries=walscale
-			-c "walscale.insert_locks=$locks" -c "walscale.insert_lock_attempts=$attempts")
-		if ! bench_as valgrind --tool=callgrind --dump-after=pg_backend_pid \
-			--callgrind-out-file="$run/cg.out" \
-			"$(pg_bin "$variant")/postgres" --single -D "$run/data" "${opts[@]}" postgres \
-			< "$BENCH_WORK/cg-script.sql" > "$run/valgrind.log" 2>&1; then
-			echo "bench: callgrind run $label failed; see $run/valgrind.log" >&2
-			tail -n 20 "$run/valgrind.log" >&2
-			return 1
-		fi
-		local t=() i
-		for i in 1 2 3 4 5 6 7 8 9; do t[$i]=$(cg_total "$run/cg.out.$i"); done
-		local rec com plp
-		rec=$(awk -v a="${t[2]}" -v b="${t[3]}" -v n="$n" 'BEGIN { printf "%.1f", (b - a) / n }')
-		com=$(awk -v a="${t[5]}" -v b="${t[6]}" -v n="$m" 'BEGIN { printf "%.1f", (b - a) / n }')
-		plp=$(awk -v a="${t[8]}" -v b="${t[9]}" -v n="$k" 'BEGIN { printf "%.1f", (b - a) / n }')
-		echo "$label,$variant,$locks,$attempts,$preload,$rec,$com,$plp,$n,$m,$k" >> "$RESULTS/instructions.csv"
-
-		# where they go: per-function differences of the same pairs
-		local measure a b cnt
-		for measure in "record 2 3 $n" "commit 5 6 $m" "commit_plpgsql 8 9 $k"; do
-			read -r measure a b cnt <<<"$measure"
-			join <(cg_functions "$run/cg.out.$a" | sort) <(cg_functions "$run/cg.out.$b" | sort) |
-				awk -v l="$label" -v m="$measure" -v n="$cnt" \
-					'{ printf "%s,%s,%s,%.1f,%.1f\n", l, m, $1, ($4 - $2) / n, ($5 - $3) / n }' \
-					>> "$RESULTS/cg-functions.csv"
-		done
-		printf '  callgrind %-18s %8s instr/WAL record %9s instr/commit %9s instr/commit (plpgsql)  [%ss]\n' \
-			"$label" "$rec" "$com" "$plp" $((SECONDS - t0))
+	for cfg in "${CG_CONFIGS[@]}"; do
+		label=${cfg%% *}
+		cat "$BENCH_WORK/cg-$label.result" >> "$RESULTS/instructions.csv"
+		cat "$BENCH_WORK/cg-$label.functions" >> "$RESULTS/cg-functions.csv"
 	done
-	bench_as rm -rf "$dir"
+	bench_as rm -rf "$CG_DIR"
 }

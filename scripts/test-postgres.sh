@@ -48,8 +48,8 @@ all_configs="1/0/1 1/0/1024 1/3/1 1/3/1024 1024/0/1 1024/0/1024 1024/3/1 1024/3/
 # acquisition (checkpoints, backups, WAL switches, end of recovery) and crash
 # recovery, chosen to run in about 10 minutes on 2 cores.
 ci_recovery_tests="001_stream_rep.pl 002_archiving.pl 004_timeline_switch.pl
-	009_twophase.pl 011_crash_recovery.pl 013_crash_restart.pl 016_min_consistency.pl
-	019_replslot_limit.pl 026_overwrite_contrecord.pl 033_replay_tsp_drops.pl
+	009_twophase.pl 013_crash_restart.pl 016_min_consistency.pl
+	019_replslot_limit.pl 026_overwrite_contrecord.pl 027_stream_regress.pl 033_replay_tsp_drops.pl
 	039_end_of_wal.pl 042_low_level_backup.pl 043_no_contrecord_switch.pl
 	045_archive_restartpoint.pl"
 case "$mode" in
@@ -80,7 +80,10 @@ case "$mode" in
 esac
 has_suite() { case " $suites " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
-ensure_servers
+# scripts/test.sh has built the servers and exported where they are
+if [ -z "${PG_PATCHED:-}" ] || [ ! -f "$PG_PATCHED/.complete" ]; then
+	ensure_servers
+fi
 install_extension
 ensure_run_user
 bin=$PG_PATCHED/bin
@@ -188,9 +191,11 @@ run_regress_isolation() {
 		start=$(date +%s)
 		rc=0
 		as_run_user "$bin/pg_amcheck" -h "$dir" -p "$port" -d regression --install-missing \
-			--heapallindexed --no-dependent-toast >"$dir/amcheck.out" 2>&1 || rc=$?
+			--heapallindexed --no-dependent-toast --progress >"$dir/amcheck.out" 2>&1 || rc=$?
+		out=$(tr '\r' '\n' <"$dir/amcheck.out" | sed -n 's|^ *\([0-9]*\)/\1 relations.*|\1|p' | tail -n 1)
+		[ -n "$out" ] || rc=1
 		if [ $rc = 0 ]; then
-			record "amcheck(regression)" "$cfg" ok "pg_amcheck: no corruption" "$(elapsed "$start")"
+			record "amcheck(regression)" "$cfg" ok "$out relations: no corruption" "$(elapsed "$start")"
 		else
 			head -n 30 "$dir/amcheck.out"
 			record "amcheck(regression)" "$cfg" FAIL "pg_amcheck exit $rc" "$(elapsed "$start")"
@@ -270,9 +275,12 @@ run_recovery() {
 	name="recovery-${locks}-${attempts}-${groups}"
 	dir=$(scratch_dir "$name")
 	ensure_contrib test_decoding pg_stat_statements pg_prewarm
-	cp -a "$build/src/test/recovery/t" "$dir/t"
+	# the layout of src/test, for 027_stream_regress.pl's ../regress
+	mkdir -p "$dir/recovery"
+	cp -a "$build/src/test/recovery/t" "$dir/recovery/t"
+	ln -s "$build/src/test/regress" "$dir/regress"
 	config_lines "$cfg" >"$dir/temp_config"
-	cat >"$dir/t/000_walscale_settings.pl" <<'PERL'
+	cat >"$dir/recovery/t/000_walscale_settings.pl" <<'PERL'
 # walscale: the settings of TEMP_CONFIG are in effect on the suite's nodes
 use strict;
 use warnings FATAL => 'all';
@@ -289,25 +297,31 @@ $node->stop;
 done_testing();
 PERL
 	if [ "$recovery_tests" = all ]; then
-		tests=$(cd "$dir" && ls t/0*.pl | tr '\n' ' ')
+		tests=$(cd "$dir/recovery" && ls t/0*.pl | tr '\n' ' ')
 	else
 		tests="t/000_walscale_settings.pl"
-		for t in $recovery_tests; do tests="$tests t/$t"; done
+		for t in $recovery_tests; do
+			if [ -f "$dir/recovery/t/$t" ]; then
+				tests="$tests t/$t"
+			else
+				say "src/test/recovery of this PostgreSQL has no $t"
+			fi
+		done
 	fi
 	[ "$(id -u)" = 0 ] && chown -R "$run_user" "$dir"
 	say "src/test/recovery at $cfg: $(echo "$tests" | wc -w) test files, $( [ "$recovery_tests" = all ] && echo 'about 60 minutes' || echo 'about 12 minutes')"
 	start=$(date +%s)
 	rc=0
 	(
-		cd "$dir"
+		cd "$dir/recovery"
 		as_run_user env TESTLOGDIR="$dir/tmp_check/log" TESTDATADIR="$dir/tmp_check" \
-			PATH="$bin:$PATH" top_builddir="$build" \
+			PATH="$bin:$PATH" PG_TEST_PORT_DIR="$dir/portlock" \
 			PG_REGRESS="$build/src/test/regress/pg_regress" \
 			REGRESS_SHLIB="$build/src/test/regress/regress.so" \
 			share_contrib_dir="$PG_PATCHED/share/contrib" \
 			enable_injection_points=no with_ssl=no PG_TEST_EXTRA="" \
 			TEMP_CONFIG="$dir/temp_config" WALSCALE_EXPECT="$cfg" \
-			prove -I "$build/src/test/perl" -I "$dir" --timer -j "${PROVE_JOBS:-1}" $tests
+			prove -I "$build/src/test/perl" -I "$dir/recovery" --timer -j "${PROVE_JOBS:-1}" $tests
 	) 2>&1 | tee "$dir/prove.out" || true
 	rc=${PIPESTATUS[0]}
 	grep -q '^Result: PASS' "$dir/prove.out" || rc=1
@@ -389,23 +403,45 @@ build_sanitized() {
 	PG_ASAN=$prefix
 }
 
+# The verdict on one sanitized run: no report file, nothing in the log.
+sanitizer_verdict() {
+	local what=$1 cfg=$2 dir=$3 logs=$4 rc=0 f
+	for f in "$dir"/asan.* "$dir"/ubsan.*; do
+		[ -f "$f" ] || continue
+		echo "==== $f"
+		head -n 40 "$f"
+		rc=1
+	done
+	# shellcheck disable=SC2086
+	if grep -E 'ERROR: AddressSanitizer|runtime error:|TRAP:|terminated by signal' $logs 2>/dev/null | head -n 20; then
+		rc=1
+	fi
+	if [ $rc = 0 ]; then
+		record "$what" "$cfg" ok "no ASan/UBSan report" 0
+	else
+		record "$what" "$cfg" FAIL "ASan/UBSan reports in $dir" 0
+	fi
+}
+
 run_memcheck() {
-	local cfg dir port rc start out locks attempts groups run pgq
+	local cfg dir port rc start locks attempts groups run src conf
 	build_sanitized || { record "memcheck build" "-" FAIL "build failed" 0; return; }
 	# walscale itself, built with the sanitized server's flags, in a copy so
 	# that the clone's build of it is left alone
-	local src
 	src=$(scratch_dir memcheck-build)
 	cp -a "$repo/Makefile" "$repo/walscale.c" "$repo/walscale.control" "$repo"/walscale--*.sql "$src/"
 	make -s -C "$src" install PG_CONFIG="$PG_ASAN/bin/pg_config" >/dev/null
+	asan_env() {
+		echo "ASAN_OPTIONS=print_stacktrace=1:abort_on_error=1:detect_leaks=0:detect_stack_use_after_return=0:log_path=$1/asan"
+		echo "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:abort_on_error=1:log_path=$1/ubsan"
+	}
+
+	# PostgreSQL's suites at the extreme settings
 	for cfg in ${WALSCALE_MEMCHECK_CONFIGS:-1024/3/1024 1/3/1}; do
 		IFS=/ read -r locks attempts groups <<<"$cfg"
 		dir=$(scratch_dir "memcheck-${locks}-${attempts}-${groups}")
 		port=$(free_port 57432)
-		pgq() { as_run_user "$PG_ASAN/bin/psql" -X -At -h "$dir" -p "$port" -v ON_ERROR_STOP=1 "$@"; }
-		export ASAN_OPTIONS="print_stacktrace=1:abort_on_error=1:detect_leaks=0:detect_stack_use_after_return=0:log_path=$dir/asan"
-		export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:abort_on_error=1:log_path=$dir/ubsan"
-		as_run_user env ASAN_OPTIONS="$ASAN_OPTIONS" "$PG_ASAN/bin/initdb" -D "$dir/data" -A trust \
+		as_run_user env $(asan_env "$dir") "$PG_ASAN/bin/initdb" -D "$dir/data" -A trust \
 			-U "$run_user" --no-locale -E UTF8 --no-sync >"$dir/initdb.log" 2>&1 ||
 			{ tail -n 20 "$dir/initdb.log"; record "memcheck initdb" "$cfg" FAIL "initdb failed" 0; continue; }
 		{
@@ -414,17 +450,15 @@ run_memcheck() {
 			echo "port = $port"
 			echo "max_prepared_transactions = 2"
 			echo "fsync = off"
-			# ASan's shadow memory and the deeper stack of an instrumented build
-			echo "max_stack_depth = 4MB"
 			config_lines "$cfg"
 		} | as_run_user tee -a "$dir/data/postgresql.conf" >/dev/null
-		as_run_user env ASAN_OPTIONS="$ASAN_OPTIONS" UBSAN_OPTIONS="$UBSAN_OPTIONS" \
-			"$PG_ASAN/bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 120 start >/dev/null ||
+		as_run_user env $(asan_env "$dir") "$PG_ASAN/bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" \
+			-w -t 300 start >/dev/null ||
 			{ tail -n 20 "$dir/server.log"; record "memcheck start" "$cfg" FAIL "server did not start" 0; continue; }
-		say "memcheck at $cfg: regress, isolation and walscale's suite under ASan/UBSan: about 15 minutes"
+		say "memcheck at $cfg: regress and isolation under ASan/UBSan: about 20 minutes"
 		start=$(date +%s)
 		rc=0
-		as_run_user "$PG_ASAN/build/src/test/regress/pg_regress" \
+		as_run_user env $(asan_env "$dir") "$PG_ASAN/build/src/test/regress/pg_regress" \
 			--inputdir="$PG_ASAN/build/src/test/regress" --outputdir="$dir/regress" \
 			--bindir="$PG_ASAN/bin" --dlpath="$PG_ASAN/build/src/test/regress" \
 			--host="$dir" --port="$port" --max-concurrent-tests=20 \
@@ -433,45 +467,52 @@ run_memcheck() {
 		grep -E '^(# All|# [0-9]+ of|not ok)' "$dir/regress.out" | sed 's/^/    /'
 		record "regress (ASan/UBSan)" "$cfg" "$([ $rc = 0 ] && echo ok || echo FAIL)" \
 			"$(regress_counts "$dir/regress.out")" "$(elapsed "$start")"
+		[ $rc = 0 ] || { [ -f "$dir/regress/regression.diffs" ] && head -n 60 "$dir/regress/regression.diffs"; }
 		start=$(date +%s)
 		rc=0
-		as_run_user "$PG_ASAN/build/src/test/isolation/pg_isolation_regress" \
+		as_run_user env $(asan_env "$dir") "$PG_ASAN/build/src/test/isolation/pg_isolation_regress" \
 			--inputdir="$PG_ASAN/build/src/test/isolation" --outputdir="$dir/isolation" \
 			--bindir="$PG_ASAN/bin" --host="$dir" --port="$port" \
 			--schedule="$PG_ASAN/build/src/test/isolation/isolation_schedule" \
+			prepared-transactions prepared-transactions-cic \
 			>"$dir/isolation.out" 2>&1 || rc=$?
 		grep -E '^(# All|# [0-9]+ of|not ok)' "$dir/isolation.out" | sed 's/^/    /'
 		record "isolation (ASan/UBSan)" "$cfg" "$([ $rc = 0 ] && echo ok || echo FAIL)" \
 			"$(regress_counts "$dir/isolation.out")" "$(elapsed "$start")"
-		# walscale's own pg_regress suite (sql/, expected/), against this server
-		start=$(date +%s)
-		run="$dir/walscale"
-		mkdir -p "$run"
-		cp -a "$repo/sql" "$repo/expected" "$run/"
-		[ "$(id -u)" = 0 ] && chown -R "$run_user" "$run"
+		# walscale's views at these settings, a checkpoint, and a shutdown
+		# checkpoint: all locks at once
 		rc=0
-		as_run_user "$(dirname "$(dirname "$(dirname "$("$PG_ASAN/bin/pg_config" --pgxs)")")")/src/test/regress/pg_regress" --inputdir="$run" --outputdir="$run" \
-			--bindir="$PG_ASAN/bin" --host="$dir" --port="$port" \
-			$(cd "$repo/sql" && ls *.sql | sed 's/\.sql$//') >"$dir/walscale.out" 2>&1 || rc=$?
-		grep -E '^(# All|# [0-9]+ of|not ok)' "$dir/walscale.out" | sed 's/^/    /'
-		# the expected output is for walscale.conf's settings: at these
-		# settings a difference in numbers is not a memory error, so only a
-		# crash counts here
-		if grep -q 'terminated by signal\|server closed the connection unexpectedly' "$dir/walscale.out" "$run"/regression.diffs 2>/dev/null; then rc=1; else rc=0; fi
-		record "walscale sql (ASan)" "$cfg" "$([ $rc = 0 ] && echo ok || echo FAIL)" \
-			"$(regress_counts "$dir/walscale.out"), no crash" "$(elapsed "$start")"
-		# a checkpoint and shutdown with every lock, and then the verdict
-		pgq -d postgres -c "CHECKPOINT" >/dev/null || true
-		as_run_user "$PG_ASAN/bin/pg_ctl" -D "$dir/data" -m fast -w -t 120 stop >/dev/null || true
-		rc=0
-		if ls "$dir"/asan* "$dir"/ubsan* >/dev/null 2>&1; then
-			for f in "$dir"/asan* "$dir"/ubsan*; do echo "==== $f"; head -n 40 "$f"; done
-			rc=1
-		fi
-		grep -E 'ERROR: AddressSanitizer|runtime error:|TRAP:|terminated by signal' "$dir/server.log" | head -n 20 && rc=1
-		record "ASan/UBSan reports" "$cfg" "$([ $rc = 0 ] && echo ok || echo FAIL)" \
-			"$([ $rc = 0 ] && echo none || echo 'see above')" 0
+		as_run_user env $(asan_env "$dir") "$PG_ASAN/bin/psql" -X -q -h "$dir" -p "$port" -d postgres \
+			-v ON_ERROR_STOP=1 -c "CREATE EXTENSION walscale" \
+			-c "SELECT count(*), sum(acquisitions) FROM walscale_stats" \
+			-c "SELECT * FROM walscale_fastpath" -c "SELECT * FROM walscale_settings" \
+			-c "SELECT walscale_reset()" -c "CHECKPOINT" >/dev/null || rc=1
+		as_run_user "$PG_ASAN/bin/pg_ctl" -D "$dir/data" -m fast -w -t 300 stop >/dev/null || rc=1
+		[ $rc = 0 ] || record "walscale views (ASan)" "$cfg" FAIL "see $dir/server.log" 0
+		sanitizer_verdict "ASan/UBSan reports" "$cfg" "$dir" "$dir/server.log"
 	done
+
+	# walscale's own pg_regress suite, at walscale.conf's settings, for which
+	# its expected output is written
+	conf=$(sed -n 's/^walscale\.\([a-z_]*\) *= *\([0-9]*\).*/\2/p' "$repo/walscale.conf" | paste -sd/)
+	dir=$(scratch_dir memcheck-walscale)
+	run="$dir/suite"
+	mkdir -p "$run"
+	cp -a "$repo/sql" "$repo/expected" "$repo/walscale.conf" "$run/"
+	[ "$(id -u)" = 0 ] && chown -R "$run_user" "$dir"
+	say "memcheck: walscale's pg_regress suite under ASan/UBSan"
+	start=$(date +%s)
+	rc=0
+	as_run_user env $(asan_env "$dir") \
+		"$(dirname "$(dirname "$(dirname "$("$PG_ASAN/bin/pg_config" --pgxs)")")")/src/test/regress/pg_regress" \
+		--inputdir="$run" --outputdir="$run" --bindir="$PG_ASAN/bin" \
+		--temp-instance="$run/tmp_check" --temp-config="$run/walscale.conf" \
+		$(cd "$repo/sql" && ls *.sql | sed 's/\.sql$//') >"$dir/walscale.out" 2>&1 || rc=$?
+	grep -E '^(# All|# [0-9]+ of|not ok)' "$dir/walscale.out" | sed 's/^/    /'
+	record "walscale sql (ASan/UBSan)" "$conf" "$([ $rc = 0 ] && echo ok || echo FAIL)" \
+		"$(regress_counts "$dir/walscale.out")" "$(elapsed "$start")"
+	[ $rc = 0 ] || { [ -f "$run/regression.diffs" ] && head -n 60 "$run/regression.diffs"; }
+	sanitizer_verdict "ASan/UBSan reports" "$conf" "$dir" "$run/log/postmaster.log"
 }
 
 say "mode $mode: $suites; expected duration $expected"
@@ -487,6 +528,10 @@ has_suite memcheck && run_memcheck
 echo
 echo "test-postgres: summary ($mode mode, $(elapsed "$t_start")s; configuration = insert_locks/attempts/fastpath_groups)"
 printf '  %s\n' "${results[@]}"
+if [ "$mode" = ci ]; then
+	echo "test-postgres: not in CI (make test-postgres SUITES_MODE=full): regress and isolation at the other"
+	echo "  six combinations, all of src/test/recovery at three, the long robustness runs, and ASan/UBSan"
+fi
 if [ $failures = 0 ]; then
 	echo "test-postgres: all ${#results[@]} checks passed"
 else

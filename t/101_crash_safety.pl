@@ -89,6 +89,22 @@ close $fh;
 chmod 0755, $client_script;
 
 my @clients;
+
+# However the test ends, the clients stop: they would otherwise go on trying
+# to connect for ever.
+END
+{
+	if (@clients)
+	{
+		open my $fh, '>', $stopfile;
+		close $fh if $fh;
+		for my $h (@clients)
+		{
+			eval { $h->kill_kill(grace => 5); };
+		}
+	}
+}
+
 {
 	local $ENV{PGHOST} = $node->host;
 	local $ENV{PGPORT} = $node->port;
@@ -184,10 +200,50 @@ WHERE am.amname = 'btree' AND c.relpersistence = 'p' AND i.indisready AND i.indi
 	return scalar @$acked;
 }
 
+# Whether a process still runs (a zombie that nobody reaped does not).
+sub alive
+{
+	my ($pid) = @_;
+	open my $fh, '<', "/proc/$pid/stat" or return 0;
+	my $line = <$fh>;
+	close $fh;
+	return defined $line && $line =~ /^\d+ \(.*\) ([^Z]) /s ? 1 : 0;
+}
+
+# The processes whose parent is $ppid, from /proc (procps may be missing).
+sub children_of
+{
+	my ($ppid) = @_;
+	my @kids;
+	for my $stat (glob '/proc/[0-9]*/stat')
+	{
+		open my $fh, '<', $stat or next;
+		my $line = <$fh>;
+		close $fh;
+		next unless defined $line && $line =~ /^(\d+) \(.*\) \S+ (\d+) /s;
+		push @kids, $1 if $2 == $ppid;
+	}
+	return @kids;
+}
+
+# Wait until the server answers again.  Not poll_query_until(), which feeds
+# psql its query on stdin and dies of the broken pipe when psql gives up at
+# once on a server that is still starting.
 sub server_up
 {
-	return $node->poll_query_until('postgres',
-		q{SELECT insert_locks = 1024 AND NOT pg_is_in_recovery() FROM walscale_settings});
+	for (1 .. 1800)
+	{
+		my ($stdout, $stderr) = ('', '');
+		IPC::Run::run(
+			[
+				'psql', '-X', '-At', '-d', $node->connstr('postgres'), '-c',
+				'SELECT insert_locks = 1024 AND NOT pg_is_in_recovery() FROM walscale_settings'
+			],
+			'<', \undef, '>', \$stdout, '2>', \$stderr);
+		return 1 if $stdout eq "t\n";
+		usleep(100_000);
+	}
+	return 0;
 }
 
 ok(wait_for_progress(20), 'the clients commit');
@@ -201,18 +257,32 @@ for my $cycle (1 .. $postmaster_kills)
 	my $label = "postmaster kill $cycle/$postmaster_kills";
 	ok(wait_for_progress(20), "$label: load before the kill");
 	my $pid = $node->{_pid};
-	my @children = split ' ', `ps -o pid= --ppid $pid`;
+	my @children = children_of($pid);
 	my $log_offset = -s $node->logfile;
 	$node->kill9;
 	my $orphans = 1;
 	for (1 .. 300)
 	{
-		$orphans = grep { kill 0, $_ } @children;
+		$orphans = grep { alive($_) } @children;
 		last if $orphans == 0;
 		usleep(100_000);
 	}
 	is($orphans, 0, "$label: the other server processes exited");
+	cmp_ok(scalar @children, '>=', 5, "$label: there were server processes to follow");
 	kill 'KILL', @children if $orphans;    # so that the next cycles can go on
+
+	# The killed postmaster must also be reaped by init: until then its PID
+	# answers kill(pid, 0), and the new postmaster would take the lock file
+	# for a live one's.  An init that never reaps gets the lock file removed,
+	# as an administrator would.
+	my $reaped = 0;
+	for (1 .. 600)
+	{
+		$reaped = !-e "/proc/$pid";
+		last if $reaped;
+		usleep(50_000);
+	}
+	unlink $node->data_dir . '/postmaster.pid' unless $reaped;
 	$node->start;
 	ok(server_up(), "$label: the server is up again");
 	like(slurp_file($node->logfile, $log_offset),

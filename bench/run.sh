@@ -1,0 +1,211 @@
+#!/usr/bin/env bash
+# make bench [BENCH_MODE=quick|full]: the seed workloads on walscale and on
+# stock PostgreSQL 18 built from the same source, side by side in one run,
+# plus instruction counts of the insertion and flush paths under callgrind.
+#
+#   bench/run.sh [quick|full]
+#
+# quick (default): every workload, a reduced sweep, 3 s runs, 3 repetitions;
+#                  at most 15 minutes on 2 cores once the builds exist.
+# full:            the whole sweep (insert_locks 1..1024 x attempts 0..2 x
+#                  client counts scaled to the cores), 10 s runs, 3
+#                  repetitions; hours, the estimate is printed first.
+#
+# Writes bench/results/<YYYY-MM-DD>-<host>/: report.md, runs.csv (every run),
+# summary.csv, instructions.csv, cg-functions.csv, the server settings and
+# PNG plots.  See bench/README.md.
+#
+# Environment: BENCH_SECONDS, BENCH_REPS override the run length and the
+# repetitions; BENCH_RESULTS the output directory; BENCH_SKIP_CALLGRIND=1
+# leaves out the instruction counts; BENCH_WORKLOADS="insdel walmsg ..."
+# runs a subset; BENCH_DRY_RUN=1 prints the plan's size and duration only.
+set -euo pipefail
+. "$(dirname "$0")/../scripts/lib.sh"
+
+mode=${1:-quick}
+case $mode in
+	quick | full) ;;
+	*) echo "usage: $0 [quick|full]" >&2; exit 2 ;;
+esac
+
+bench_t0=$(date +%s)
+BENCH_LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
+BENCH_STARTED=$(date -u +%FT%TZ)
+BENCH_CORES=$(nproc)
+C=$BENCH_CORES
+
+if [ "$mode" = quick ]; then
+	BENCH_SECONDS=${BENCH_SECONDS:-3}
+	reps=${BENCH_REPS:-3}
+	TPCB_SCALE=10
+	# zeroing 1 GB of WAL buffers at every server start costs 10-12 s on the
+	# 2-core development VMs, and the quick mode restarts ~60 times
+	WAL_BUFFERS=64MB
+	cg_n=2000 cg_m=200 cg_k=400
+	declare -A wl_configs=(
+		[insdel]="stock 1/0 8/0 8/2 64/0 64/2 256/0 1024/0"
+		[tpcb]="stock 8/0 64/2"
+		[fp_fit]="stock fp=0 fp=64"
+		[fp_overflow]="stock fp=0 fp=64"
+		[walmsg]="stock 8/0 64/0 64/2 1024/0"
+		[synccommit]="stock 8/0 64/0 1024/0"
+	)
+	declare -A wl_clients=(
+		[insdel]="$((2 * C)) $((8 * C))"
+		[tpcb]="$((8 * C))"
+		[fp_fit]="$((2 * C))"
+		[fp_overflow]="$((2 * C))"
+		[walmsg]="$((8 * C))"
+		[synccommit]="1 $((8 * C))"
+	)
+else
+	BENCH_SECONDS=${BENCH_SECONDS:-10}
+	reps=${BENCH_REPS:-3}
+	TPCB_SCALE=50
+	WAL_BUFFERS=1024MB
+	cg_n=20000 cg_m=2000 cg_k=4000
+	sweep=""
+	for l in 1 8 16 64 128 256 1024; do
+		for a in 0 1 2; do sweep="$sweep $l/$a"; done
+	done
+	declare -A wl_configs=(
+		[insdel]="stock$sweep"
+		[tpcb]="stock 8/0 8/2 64/0 64/2 256/0 256/2 1024/0 1024/2"
+		[fp_fit]="stock fp=0 fp=16 fp=64 fp=256 fp=1024"
+		[fp_overflow]="stock fp=0 fp=16 fp=64 fp=256 fp=1024"
+		[walmsg]="stock$sweep"
+		[synccommit]="stock 8/0 16/0 64/0 64/2 128/0 256/0 1024/0 1024/2"
+	)
+	declare -A wl_clients=(
+		[insdel]="$C $((4 * C)) $((16 * C))"
+		[tpcb]="$C $((4 * C)) $((16 * C))"
+		[fp_fit]="1 $C $((4 * C))"
+		[fp_overflow]="1 $C $((4 * C))"
+		[walmsg]="$C $((4 * C)) $((16 * C))"
+		[synccommit]="1 $C $((8 * C))"
+	)
+fi
+workloads=${BENCH_WORKLOADS:-insdel tpcb fp_fit fp_overflow walmsg synccommit}
+export WAL_BUFFERS TPCB_SCALE
+
+host=$(hostname -s 2>/dev/null || hostname)
+RESULTS=${BENCH_RESULTS:-$repo/bench/results/$(date -u +%F)-$host}
+
+bench_as() { as_run_user "$@"; }
+. "$repo/bench/common.sh"
+. "$repo/bench/instructions.sh"
+
+# ---------------------------------------------------------------------------
+# The plan and its expected duration, before anything else.
+plan=$(mktemp)
+trap 'rm -f "$plan"' EXIT
+for wl in $workloads; do
+	plan_workload "$wl" "$reps" "${wl_configs[$wl]}" "${wl_clients[$wl]}"
+done > "$plan"
+nruns=$(wc -l < "$plan")
+
+EST_RUN_OVERHEAD=1.5
+if [ "$mode" = quick ]; then EST_RESTART=2.5; else EST_RESTART=12; fi
+est_runs=$(plan_seconds "$plan")
+# callgrind: ~30M instructions/s, 2k per record, 52k and 25k per commit,
+# 3N of each per configuration, plus start-up and annotate; 6
+# configurations, as many at once as there are CPUs
+est_cg=0
+cg_jobs=${CG_JOBS:-$C}
+[ "${BENCH_SKIP_CALLGRIND:-0}" = 1 ] ||
+	est_cg=$(( (6 + cg_jobs - 1) / cg_jobs *
+		(12 + (3 * cg_n * 2000 + 3 * cg_m * 52000 + 3 * cg_k * 25000) / 30000000) ))
+est_setup=$((15 + TPCB_SCALE * 2 * 2 / C))
+est_build=0
+for v in "" --stock; do
+	p=$("$repo/scripts/build-postgres.sh" $v --print-prefix 2>/dev/null || true)
+	[ -n "$p" ] && [ -f "$p/.complete" ] || est_build=$((est_build + 420 * 2 / C))
+done
+est_total=$((est_build + est_cg + est_setup + est_runs + 15))
+
+echo "== make bench ($mode): $nruns runs of ${BENCH_SECONDS}s, $reps repetitions, $C cores"
+echo "== expected total time: ~$(fmt_secs "$est_total") (builds $(fmt_secs "$est_build"), callgrind $(fmt_secs "$est_cg"), setup $(fmt_secs "$est_setup"), runs $(fmt_secs "$est_runs"))"
+echo "== results: $RESULTS"
+for wl in $workloads; do
+	printf '   %-12s configs: %s; clients: %s\n' "$wl" "${wl_configs[$wl]}" "${wl_clients[$wl]}"
+done
+
+[ "${BENCH_DRY_RUN:-0}" = 1 ] && exit 0
+
+# ---------------------------------------------------------------------------
+echo "== [$(fmt_secs $(( $(date +%s) - bench_t0 )))] servers and extension"
+ensure_servers
+install_extension
+ensure_run_user
+# what was built and installed, as of now
+commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)
+dirty=$(git -C "$repo" status --porcelain -- patches walscale.c walscale--1.0.sql 2>/dev/null | head -c1)
+[ -n "$dirty" ] && commit="$commit (patches or walscale.c modified in the working tree)"
+patches="$(cat "$repo"/patches/pg18/*.patch | sha256sum | cut -c1-12) ($(cd "$repo/patches/pg18" && ls *.patch | tr '\n' ' '))"
+
+# matplotlib for the plots, from Debian's python3 (not a pyenv shim)
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=$(command -v python3 || true)
+if [ -n "$PY" ] && ! "$PY" -c 'import matplotlib' 2>/dev/null; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+		echo "== installing python3-matplotlib for the plots"
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+			python3-matplotlib >/dev/null 2>&1 ||
+			{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+				--no-install-recommends python3-matplotlib >/dev/null; } ||
+			echo "bench: could not install python3-matplotlib; the report will have no plots" >&2
+	else
+		echo "bench: matplotlib is missing (apt-get install python3-matplotlib); no plots" >&2
+	fi
+fi
+if ! command -v valgrind >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+	echo "== installing valgrind for the instruction counts"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends valgrind >/dev/null 2>&1 || true
+fi
+
+BENCH_WORK=$(scratch_dir bench)
+cp -r "$repo/bench/workloads" "$BENCH_WORK/"
+[ "$(id -u)" = 0 ] && chown -R "$run_user" "$BENCH_WORK"
+PORT=$(free_port 55440)
+
+rm -rf "$RESULTS"
+mkdir -p "$RESULTS"
+echo "$RUNS_HEADER" > "$RESULTS/runs.csv"
+cp "$plan" "$RESULTS/plan.txt"
+chmod 644 "$RESULTS/plan.txt"
+
+cleanup() {
+	server_stop 2>/dev/null || true
+	rm -f "$plan"
+}
+trap cleanup EXIT
+
+# ---------------------------------------------------------------------------
+if [ "${BENCH_SKIP_CALLGRIND:-0}" != 1 ]; then
+	echo "== [$(fmt_secs $(( $(date +%s) - bench_t0 )))] instruction counts: one backend under callgrind ($cg_n records, $cg_m and $cg_k commits per block)"
+	measure_instructions "$cg_n" "$cg_m" "$cg_k"
+fi
+
+echo "== [$(fmt_secs $(( $(date +%s) - bench_t0 )))] cluster and data: $workloads"
+t=$(date +%s)
+bench_init_cluster
+bench_setup_data $workloads
+echo "   setup took $(( $(date +%s) - t ))s"
+
+echo "== [$(fmt_secs $(( $(date +%s) - bench_t0 )))] $nruns runs, configurations interleaved"
+run_plan "$plan"
+server_stop
+
+elapsed=$(( $(date +%s) - bench_t0 ))
+write_meta "mode=$mode" "reps=$reps" "commit=$commit" "patches=$patches" \
+	"wal_buffers=$WAL_BUFFERS" "tpcb_scale=$TPCB_SCALE" "restarts=$RESTARTS" \
+	"elapsed=$(fmt_secs "$elapsed")" "estimated=$(fmt_secs "$est_total")" \
+	"command=make bench BENCH_MODE=$mode"
+write_settings_files $workloads
+
+if [ -n "$PY" ]; then
+	"$PY" "$repo/bench/report.py" "$RESULTS"
+else
+	echo "bench: no python3, the report was not written; the CSV files are in $RESULTS" >&2
+fi
+echo "== [$(fmt_secs "$elapsed")] done: $RESULTS/report.md"
