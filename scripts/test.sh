@@ -20,7 +20,7 @@ fi
 
 echo "walscale: testing against $PG_PATCHED (stock baseline $PG_STOCK)"
 as_run_user env PG_STOCK="$PG_STOCK" PG_PATCHED="$PG_PATCHED" \
-	make -C "$run" installcheck PG_CONFIG="$PG_PATCHED/bin/pg_config" \
+	make --no-print-directory -C "$run" installcheck PG_CONFIG="$PG_PATCHED/bin/pg_config" \
 	PROVE_FLAGS="--timer ${PROVE_FLAGS:-}" || status=1
 if [ $status != 0 ]; then
 	for f in "$run"/regression.diffs "$run"/tmp_check/log/regress_log_*; do
