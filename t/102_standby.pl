@@ -83,9 +83,12 @@ cmp_ok($xacts // 0, '>', 100, "pgbench committed $xacts transactions, with $swit
 
 # catch-up, then the same data
 my @tables = qw(pgbench_accounts pgbench_branches pgbench_tellers pgbench_history walbig);
-my $fingerprint = join ' UNION ALL ', map {
+# ordered: a parallel append may return the branches in any order
+my $fingerprint = 'SELECT * FROM ('
+  . join(' UNION ALL ', map {
 	"SELECT '$_', count(*), md5(string_agg(t::text, '|' ORDER BY t::text)) FROM $_ t"
-} @tables;
+  } @tables)
+  . ') f ORDER BY 1';
 my $expected = $primary->safe_psql('postgres', $fingerprint);
 for my $s ($standby, $standby1)
 {
