@@ -13,22 +13,15 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
+use FindBin;
+use lib $FindBin::RealBin;
+use WalscaleTest;
+
 # number of rows each pgbench transaction inserts and deletes again
 my $rows_per_xact = 100;
 
 # WAL records written by one backend for the counting check
 my $records = 1000;
-
-# the counters of all locks, in a line for the test log
-my $stats_summary = q{
-SELECT 'locks ' || count(*) || ', acquisitions ' || sum(acquisitions)
-       || ', first_try ' || sum(first_try)
-       || ', failed_attempts ' || sum(failed_attempts)
-       || ', blocking_waits ' || sum(blocking_waits)
-       || ', blocked_ms ' || round(sum(blocked_ms)::numeric, 1)
-       || ', exclusive ' || min(exclusive_acquisitions)
-       || ', flush_waits ' || sum(flush_waits)
-FROM walscale_stats};
 
 # seconds of background load for each lock count
 my $load_seconds = 6;
@@ -150,7 +143,7 @@ SELECT lsn > '0/0' FROM pg_backup_stop(wait_for_archive => false);
 	# all quiet now: one more checkpoint, then read the counters
 	$node->safe_psql('postgres', 'CHECKPOINT');
 	note "$name: $processed transactions; "
-	  . $node->safe_psql('postgres', $stats_summary);
+	  . $node->safe_psql('postgres', stats_summary_query());
 
 	is( $node->safe_psql(
 			'postgres', q{
@@ -176,20 +169,7 @@ FROM walscale_stats}),
 		"$name: acquisitions count at least the heap insert, index insert and heap delete of every row"
 	);
 
-	is( $node->safe_psql(
-			'postgres', qq{
-SELECT count(*) FROM walscale_stats
-WHERE acquisitions < 0 OR first_try < 0 OR failed_attempts < 0
-   OR blocking_waits < 0 OR blocked_ms < 0 OR exclusive_acquisitions < 0
-   OR flush_waits < 0
-   OR first_try > acquisitions
-   OR blocking_waits > acquisitions
-   OR blocking_waits > acquisitions - first_try
-   OR (blocking_waits = 0) <> (blocked_ms = 0)
-   OR CASE WHEN $attempts = 0 THEN failed_attempts <> 0
-           ELSE failed_attempts NOT BETWEEN acquisitions - first_try
-                AND (acquisitions - first_try) * $attempts
-      END}),
+	is($node->safe_psql('postgres', inconsistent_locks_query($attempts)),
 		'0',
 		"$name: per-lock counters are consistent");
 

@@ -15,22 +15,15 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use Time::HiRes qw(time);
 
+use FindBin;
+use lib $FindBin::RealBin;
+use WalscaleTest;
+
 my $clients = 16;
 my $load_seconds = 3;
 
 # WAL records each pgbench transaction writes
 my $records_per_xact = 20;
-
-# the counters of all locks, in a line for the test log
-my $stats_summary = q{
-SELECT 'locks ' || count(*) || ', acquisitions ' || sum(acquisitions)
-       || ', first_try ' || sum(first_try)
-       || ', failed_attempts ' || sum(failed_attempts)
-       || ', blocking_waits ' || sum(blocking_waits)
-       || ', blocked_ms ' || round(sum(blocked_ms)::numeric, 1)
-       || ', exclusive ' || min(exclusive_acquisitions)
-       || ', flush_waits ' || sum(flush_waits)
-FROM walscale_stats};
 
 # Contention is a matter of chance on a machine with few cores: run up to
 # this many bursts of load until the counter under test has moved.
@@ -95,21 +88,9 @@ sub check_sane
 
 	note sprintf("%s: %d transactions in %.0f ms; %s",
 		$name, $processed, $elapsed_ms,
-		$node->safe_psql('postgres', $stats_summary));
+		$node->safe_psql('postgres', stats_summary_query()));
 
-	is( $node->safe_psql(
-			'postgres', qq{
-SELECT count(*) FROM walscale_stats
-WHERE acquisitions < 0 OR first_try < 0 OR failed_attempts < 0
-   OR blocking_waits < 0 OR blocked_ms < 0 OR exclusive_acquisitions < 0
-   OR flush_waits < 0
-   OR first_try > acquisitions
-   OR blocking_waits > acquisitions - first_try
-   OR (blocking_waits = 0) <> (blocked_ms = 0)
-   OR CASE WHEN $attempts = 0 THEN failed_attempts <> 0
-           ELSE failed_attempts NOT BETWEEN acquisitions - first_try
-                AND (acquisitions - first_try) * $attempts
-      END}),
+	is($node->safe_psql('postgres', inconsistent_locks_query($attempts)),
 		'0',
 		"$name: per-lock counters are consistent");
 
