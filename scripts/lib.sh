@@ -57,3 +57,36 @@ free_port() {
 		(echo >"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
 	done
 }
+
+# Build (once, cached) the patched server from the same source with extra
+# configure arguments, for the memory-error runs; prints its prefix,
+# $cache/$1-<key>.  $2: a tag that names the flags (bump it when they
+# change: only the tag, the source and the patches make the key); $3: what
+# to say while building; the rest: configure's arguments besides --prefix.
+build_instrumented_server() {
+	local name=$1 tag=$2 what=$3 src key prefix b p
+	shift 3
+	src=$(ls "$cache"/src/postgresql-18_18.*.orig.tar.* 2>/dev/null | sort -V | tail -n 1)
+	[ -n "${PG_SOURCE:-}" ] && src=$(readlink -f "$PG_SOURCE")
+	[ -n "$src" ] || { echo "walscale: no PostgreSQL source in $cache/src" >&2; return 1; }
+	key=$( { echo "$tag"; basename "$src"; cat "$repo"/patches/pg18/*.patch; } | sha256sum | cut -c1-12)
+	prefix="$cache/$name-$key"
+	if [ ! -f "$prefix/.complete" ]; then
+		echo "walscale: building the patched server $what into $prefix, once" >&2
+		rm -rf "$prefix"
+		b="$prefix/build"
+		mkdir -p "$b"
+		if [ -d "$src" ]; then cp -a "$src/." "$b/"; else tar -xf "$src" -C "$b" --strip-components=1; fi
+		for p in "$repo"/patches/pg18/*.patch; do patch -d "$b" -p1 --forward --batch --quiet <"$p"; done
+		(
+			cd "$b"
+			./configure --prefix="$prefix" "$@" >configure.log 2>&1 ||
+				{ tail -n 30 configure.log; exit 1; }
+			make -s -j"${JOBS:-$(nproc)}" >make.log 2>&1 || { tail -n 40 make.log; exit 1; }
+			make -s install >>make.log 2>&1
+			make -s -C contrib/amcheck install >>make.log 2>&1
+		) >&2 || { echo "walscale: the build $what failed, logs in $b" >&2; return 1; }
+		touch "$prefix/.complete"
+	fi
+	echo "$prefix"
+}

@@ -2,15 +2,15 @@
 # PostgreSQL's own test suites, from the source tree the patched server was
 # built from, against that server with walscale preloaded at extreme settings;
 # then walscale's robustness tests (crash, standby, all-locks loop, hostile
-# input: t/1NN_*.pl) and, in full mode, a memory-error run under
-# AddressSanitizer/UBSan.
+# input: t/1NN_*.pl) and, in full mode, memory-error runs under
+# AddressSanitizer/UBSan and under valgrind.
 #
-#   scripts/test-postgres.sh [ci|full|memcheck|robustness]    (make test-postgres SUITES_MODE=...)
+#   scripts/test-postgres.sh [ci|full|memcheck|valgrind|robustness]    (make test-postgres SUITES_MODE=...)
 #
-#   ci          what fits CI's budget (about 15 minutes on 2 idle cores, 30
-#               on a busy machine), run by make test before walscale's own
-#               suites, which include t/1NN_*.pl with their short settings
-#               (about 8 minutes more):
+#   ci          what fits CI's budget (11 minutes measured on 2 idle cores,
+#               twice that on a busy machine), run by make test before
+#               walscale's own suites, which include t/1NN_*.pl with their
+#               short settings (about 4 minutes more):
 #                 src/test/regress (parallel schedule, then pg_amcheck of
 #                 the regression database) and src/test/isolation at
 #                 1/3/1, 1024/0/1024, 1/0/1024 and 1024/3/1 (every pair of
@@ -20,14 +20,20 @@
 #               combinations of insert_locks {1,1024} x attempts {0,3} x
 #               fastpath_groups {1,1024}; all of src/test/recovery at 1/3/1,
 #               1024/0/1024 and 1024/3/1; t/1NN_*.pl with long settings
-#               (25+25 crash cycles, 60-90 s of load); and memcheck.  59
-#               minutes on 2 idle cores (measured).
+#               (25+25 crash cycles, 60-90 s of load); memcheck; and
+#               valgrind.  61 minutes on 2 idle cores (measured: 59 without
+#               valgrind, 2 for it).
 #   memcheck    build (once, cached) the patched server with --enable-cassert
 #               and -fsanitize=address,undefined into its own directory under
 #               the cache, walscale with the same flags, and run
 #               src/test/regress and src/test/isolation on it at 1024/3/1024
 #               and 1/3/1, and walscale's pg_regress suite at walscale.conf's
 #               settings; any ASan or UBSan report fails it.
+#   valgrind    scripts/test-valgrind.sh: the patched server built with
+#               USE_VALGRIND, every server process under valgrind's
+#               memcheck, walscale's pg_regress suite and a WAL load with
+#               all-lock rounds at walscale.conf's settings, 1024/3/1024 and
+#               1/3/1; any valgrind error fails it.
 #   robustness  only t/1NN_*.pl, with the long settings of full.
 #
 # src/test/recovery tests that need injection points (035, 041, 044, 046,
@@ -37,7 +43,7 @@
 # walscale.insert_lock_attempts and walscale.fastpath_groups.
 #
 # Environment (each overrides what the mode chooses):
-#   WALSCALE_SUITES             which of: regress isolation recovery robustness memcheck
+#   WALSCALE_SUITES             which of: regress isolation recovery robustness memcheck valgrind
 #   WALSCALE_SUITE_CONFIGS      configurations for regress and isolation
 #   WALSCALE_RECOVERY_CONFIGS   configurations for src/test/recovery
 #   WALSCALE_RECOVERY_TESTS     test files of src/test/recovery, "all", or "quick" (19 of them)
@@ -47,8 +53,8 @@ set -euo pipefail
 
 mode=${1:-full}
 case "$mode" in
-	ci | full | memcheck | robustness) ;;
-	*) echo "usage: $0 [ci|full|memcheck|robustness]" >&2; exit 2 ;;
+	ci | full | memcheck | valgrind | robustness) ;;
+	*) echo "usage: $0 [ci|full|memcheck|valgrind|robustness]" >&2; exit 2 ;;
 esac
 
 all_configs="1/0/1 1/0/1024 1/3/1 1/3/1024 1024/0/1 1024/0/1024 1024/3/1 1024/3/1024"
@@ -68,19 +74,24 @@ case "$mode" in
 		suite_configs=${WALSCALE_SUITE_CONFIGS:-1/3/1 1024/0/1024 1/0/1024 1024/3/1}
 		recovery_configs=${WALSCALE_RECOVERY_CONFIGS:-1024/3/1}
 		recovery_tests=${WALSCALE_RECOVERY_TESTS:-all}
-		expected="about 15 minutes on 2 idle cores, 30 on a busy machine"
+		expected="about 11 minutes on 2 idle cores, twice that on a busy machine"
 		;;
 	full)
-		suites=${WALSCALE_SUITES:-regress isolation recovery robustness memcheck}
+		suites=${WALSCALE_SUITES:-regress isolation recovery robustness memcheck valgrind}
 		suite_configs=${WALSCALE_SUITE_CONFIGS:-$all_configs}
 		recovery_configs=${WALSCALE_RECOVERY_CONFIGS:-1/3/1 1024/0/1024 1024/3/1}
 		recovery_tests=${WALSCALE_RECOVERY_TESTS:-all}
-		expected="about an hour on 2 idle cores (plus 25 minutes for the sanitizer build, once)"
+		expected="about an hour on 2 idle cores (plus 30 minutes for the sanitizer and valgrind builds, once)"
 		;;
 	memcheck)
 		suites=memcheck
 		suite_configs= recovery_configs= recovery_tests=
 		expected="about 25 minutes on 2 cores (plus 25 minutes for the sanitizer build, once)"
+		;;
+	valgrind)
+		suites=valgrind
+		suite_configs= recovery_configs= recovery_tests=
+		expected="about 2 minutes on 2 cores (plus 5 minutes for the valgrind build, once)"
 		;;
 	robustness)
 		suites=robustness
@@ -384,34 +395,12 @@ run_robustness() {
 # regress, isolation and walscale suites on it.
 # ---------------------------------------------------------------------------
 build_sanitized() {
-	local src key prefix b p jobs
-	src=$(ls "$cache"/src/postgresql-18_18.*.orig.tar.* 2>/dev/null | sort -V | tail -n 1)
-	[ -n "${PG_SOURCE:-}" ] && src=$(readlink -f "$PG_SOURCE")
-	[ -n "$src" ] || { echo "test-postgres: no PostgreSQL source in $cache/src" >&2; return 1; }
-	key=$( { echo asan-ubsan-1; basename "$src"; cat "$repo"/patches/pg18/*.patch; } | sha256sum | cut -c1-12)
-	prefix="$cache/sanitize/pg-walscale-asan-$key"
-	if [ ! -f "$prefix/.complete" ]; then
-		say "building the patched server with -fsanitize=address,undefined into $prefix: about 15 minutes"
-		rm -rf "$prefix"
-		b="$prefix/build"
-		mkdir -p "$b"
-		if [ -d "$src" ]; then cp -a "$src/." "$b/"; else tar -xf "$src" -C "$b" --strip-components=1; fi
-		for p in "$repo"/patches/pg18/*.patch; do patch -d "$b" -p1 --forward --batch --quiet <"$p"; done
-		jobs=${JOBS:-$(nproc)}
-		(
-			cd "$b"
-			# as PostgreSQL's own CI does for its sanitizer tasks
-			./configure --prefix="$prefix" --enable-debug --enable-cassert --without-icu \
-				CFLAGS="-Og -ggdb -fno-omit-frame-pointer -fsanitize=address,undefined -fsanitize=alignment -fno-sanitize-recover=all" \
-				LDFLAGS="-fsanitize=address,undefined" >configure.log 2>&1 ||
-				{ tail -n 30 configure.log; exit 1; }
-			make -s -j"$jobs" >make.log 2>&1 || { tail -n 40 make.log; exit 1; }
-			make -s install >>make.log 2>&1
-			make -s -C contrib/amcheck install >>make.log 2>&1
-		) || { echo "test-postgres: sanitizer build failed, logs in $b" >&2; return 1; }
-		touch "$prefix/.complete"
-	fi
-	PG_ASAN=$prefix
+	# as PostgreSQL's own CI does for its sanitizer tasks
+	PG_ASAN=$(build_instrumented_server sanitize/pg-walscale-asan asan-ubsan-1 \
+		"with -fsanitize=address,undefined" \
+		--enable-debug --enable-cassert --without-icu \
+		CFLAGS="-Og -ggdb -fno-omit-frame-pointer -fsanitize=address,undefined -fsanitize=alignment -fno-sanitize-recover=all" \
+		LDFLAGS="-fsanitize=address,undefined")
 }
 
 # The verdict on one sanitized run: no report file, nothing in the log.
@@ -541,6 +530,27 @@ run_memcheck() {
 	sanitizer_verdict "ASan/UBSan reports" "$conf" "$dir" "$run/log/postmaster.log"
 }
 
+trim() {
+	local v=$1
+	v=${v#"${v%%[! ]*}"}
+	echo "${v%"${v##*[! ]}"}"
+}
+
+# valgrind: scripts/test-valgrind.sh, its result lines recorded here.
+run_valgrind() {
+	local dir start line what cfg status detail secs
+	dir=$(scratch_dir valgrind-run)
+	say "valgrind: walscale's pg_regress suite and a WAL load under valgrind's memcheck"
+	start=$(date +%s)
+	"$repo/scripts/test-valgrind.sh" 2>&1 | tee "$dir/test-valgrind.out" | grep -v '^test-valgrind: result:' || true
+	while IFS= read -r line; do
+		IFS='|' read -r what cfg status detail secs <<<"${line#test-valgrind: result: }"
+		record "$(trim "$what") (valgrind)" "$(trim "$cfg")" "$(trim "$status")" "$(trim "$detail")" "$(trim "$secs")"
+	done < <(grep '^test-valgrind: result:' "$dir/test-valgrind.out")
+	grep -q '^test-valgrind: all checks passed' "$dir/test-valgrind.out" ||
+		record "valgrind" "-" FAIL "see $dir/test-valgrind.out" "$(elapsed "$start")"
+}
+
 say "mode $mode: $suites; expected duration $expected"
 if has_suite regress || has_suite isolation; then
 	for cfg in $suite_configs; do run_regress_isolation "$cfg"; done
@@ -550,13 +560,14 @@ if has_suite recovery; then
 fi
 has_suite robustness && run_robustness
 has_suite memcheck && run_memcheck
+has_suite valgrind && run_valgrind
 
 echo
 echo "test-postgres: summary ($mode mode, $(elapsed "$t_start")s; configuration = insert_locks/attempts/fastpath_groups)"
 printf '  %s\n' "${results[@]}"
 if [ "$mode" = ci ]; then
 	echo "test-postgres: not in CI (make test-postgres SUITES_MODE=full): regress and isolation at the other"
-	echo "  four combinations, src/test/recovery at two more, the long robustness runs, and ASan/UBSan"
+	echo "  four combinations, src/test/recovery at two more, the long robustness runs, ASan/UBSan and valgrind"
 fi
 if [ $failures = 0 ]; then
 	echo "test-postgres: all ${#results[@]} checks passed"
