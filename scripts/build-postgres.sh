@@ -164,6 +164,9 @@ for p in "${patches[@]}"; do
 done
 (
 	cd "$build"
+	# PostgreSQL generates its headers only in a top-level make (MAKELEVEL
+	# 0): under make demo or make test the build would fail without them
+	unset MAKELEVEL MAKEFLAGS MFLAGS
 	./configure --prefix="$prefix" "${configure_opts[@]}" > configure.log 2>&1 ||
 		{ tail -n 30 configure.log >&2; exit 1; }
 	make -s -j"$jobs" > make.log 2>&1 || { tail -n 40 make.log >&2; exit 1; }

@@ -80,6 +80,8 @@ build_instrumented_server() {
 		for p in "$repo"/patches/pg18/*.patch; do patch -d "$b" -p1 --forward --batch --quiet <"$p"; done
 		(
 			cd "$b"
+			# a top-level make, as in build-postgres.sh
+			unset MAKELEVEL MAKEFLAGS MFLAGS
 			./configure --prefix="$prefix" "$@" >configure.log 2>&1 ||
 				{ tail -n 30 configure.log; exit 1; }
 			make -s -j"${JOBS:-$(nproc)}" >make.log 2>&1 || { tail -n 40 make.log; exit 1; }
