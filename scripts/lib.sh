@@ -60,16 +60,16 @@ free_port() {
 
 # Build (once, cached) the patched server from the same source with extra
 # configure arguments, for the memory-error runs; prints its prefix,
-# $cache/$1-<key>.  $2: a tag that names the flags (bump it when they
-# change: only the tag, the source and the patches make the key); $3: what
-# to say while building; the rest: configure's arguments besides --prefix.
+# $cache/$1-<key>, the key made of the source, the patches and those
+# arguments.  $2: what to say while building; the rest: configure's
+# arguments besides --prefix.
 build_instrumented_server() {
-	local name=$1 tag=$2 what=$3 src key prefix b p
-	shift 3
+	local name=$1 what=$2 src key prefix b p
+	shift 2
 	src=$(ls "$cache"/src/postgresql-18_18.*.orig.tar.* 2>/dev/null | sort -V | tail -n 1)
 	[ -n "${PG_SOURCE:-}" ] && src=$(readlink -f "$PG_SOURCE")
 	[ -n "$src" ] || { echo "walscale: no PostgreSQL source in $cache/src" >&2; return 1; }
-	key=$( { echo "$tag"; basename "$src"; cat "$repo"/patches/pg18/*.patch; } | sha256sum | cut -c1-12)
+	key=$( { basename "$src"; cat "$repo"/patches/pg18/*.patch; printf '%s\n' "$@"; } | sha256sum | cut -c1-12)
 	prefix="$cache/$name-$key"
 	if [ ! -f "$prefix/.complete" ]; then
 		echo "walscale: building the patched server $what into $prefix, once" >&2
@@ -91,4 +91,32 @@ build_instrumented_server() {
 		touch "$prefix/.complete"
 	fi
 	echo "$prefix"
+}
+
+# Build walscale against another server (an instrumented build) and install
+# it there, from a copy, so that the clone's own build of it is left alone.
+install_extension_into() {
+	local prefix=$1 src
+	src=$(scratch_dir "walscale-build-$(basename "$prefix")")
+	cp -a "$repo/Makefile" "$repo/walscale.c" "$repo/walscale.control" "$repo"/walscale--*.sql "$src/"
+	make -s -C "$src" install PG_CONFIG="$prefix/bin/pg_config" >/dev/null
+}
+
+# walscale.conf's settings, for which expected/ is written, as
+# LOCKS/ATTEMPTS/GROUPS.
+walscale_conf_settings() {
+	sed -n 's/^walscale\.\([a-z_]*\) *= *\([0-9]*\).*/\2/p' "$repo/walscale.conf" | paste -sd/
+}
+
+# postgresql.conf lines that preload walscale with one configuration,
+# LOCKS/ATTEMPTS/GROUPS.
+config_lines() {
+	local locks attempts groups
+	IFS=/ read -r locks attempts groups <<<"$1"
+	cat <<CONF
+shared_preload_libraries = 'walscale'
+walscale.insert_locks = $locks
+walscale.insert_lock_attempts = $attempts
+walscale.fastpath_groups = $groups
+CONF
 }

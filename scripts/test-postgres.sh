@@ -138,17 +138,6 @@ ensure_contrib() {
 	done
 }
 
-config_lines() {
-	local locks attempts groups
-	IFS=/ read -r locks attempts groups <<<"$1"
-	cat <<CONF
-shared_preload_libraries = 'walscale'
-walscale.insert_locks = $locks
-walscale.insert_lock_attempts = $attempts
-walscale.fastpath_groups = $groups
-CONF
-}
-
 # ---------------------------------------------------------------------------
 # src/test/regress and src/test/isolation, installcheck-style against one
 # cluster per configuration, so that the settings can be checked on the
@@ -396,8 +385,7 @@ run_robustness() {
 # ---------------------------------------------------------------------------
 build_sanitized() {
 	# as PostgreSQL's own CI does for its sanitizer tasks
-	PG_ASAN=$(build_instrumented_server sanitize/pg-walscale-asan asan-ubsan-1 \
-		"with -fsanitize=address,undefined" \
+	PG_ASAN=$(build_instrumented_server sanitize/pg-walscale-asan "with -fsanitize=address,undefined" \
 		--enable-debug --enable-cassert --without-icu \
 		CFLAGS="-Og -ggdb -fno-omit-frame-pointer -fsanitize=address,undefined -fsanitize=alignment -fno-sanitize-recover=all" \
 		LDFLAGS="-fsanitize=address,undefined")
@@ -424,16 +412,13 @@ sanitizer_verdict() {
 }
 
 run_memcheck() {
-	local cfg dir port rc start locks attempts groups run src conf
+	local cfg dir port rc start locks attempts groups run conf
 	build_sanitized || { record "memcheck build" "-" FAIL "build failed" 0; return; }
 	# the sanitized pg_config and the like leak on exit, as PostgreSQL's
 	# programs may: leaks are not what this looks for
 	export ASAN_OPTIONS=detect_leaks=0
-	# walscale itself, built with the sanitized server's flags, in a copy so
-	# that the clone's build of it is left alone
-	src=$(scratch_dir memcheck-build)
-	cp -a "$repo/Makefile" "$repo/walscale.c" "$repo/walscale.control" "$repo"/walscale--*.sql "$src/"
-	make -s -C "$src" install PG_CONFIG="$PG_ASAN/bin/pg_config" >/dev/null
+	# walscale itself, built with the sanitized server's flags
+	install_extension_into "$PG_ASAN"
 	# both are instrumented, or this would prove nothing
 	# (grep reads to the end: with pipefail, grep -q's early exit could fail
 	# the pipeline by SIGPIPE)
@@ -509,7 +494,7 @@ run_memcheck() {
 
 	# walscale's own pg_regress suite, at walscale.conf's settings, for which
 	# its expected output is written
-	conf=$(sed -n 's/^walscale\.\([a-z_]*\) *= *\([0-9]*\).*/\2/p' "$repo/walscale.conf" | paste -sd/)
+	conf=$(walscale_conf_settings)
 	dir=$(scratch_dir memcheck-walscale)
 	run="$dir/suite"
 	mkdir -p "$run"

@@ -31,19 +31,15 @@ command -v valgrind >/dev/null || {
 	exit 1
 }
 ensure_run_user
-PG_VG=$(build_instrumented_server valgrind/pg-walscale-valgrind valgrind-1 "with USE_VALGRIND" \
+PG_VG=$(build_instrumented_server valgrind/pg-walscale-valgrind "with USE_VALGRIND" \
 	--enable-debug --enable-cassert --without-icu \
 	CFLAGS="-Og -ggdb -fno-omit-frame-pointer" CPPFLAGS="-DUSE_VALGRIND")
 bin=$PG_VG/bin
 pg_regress="$(dirname "$(dirname "$(dirname "$("$bin/pg_config" --pgxs)")")")/src/test/regress/pg_regress"
 
-# walscale, built against that server in a copy, so that the clone's own
-# build of it is left alone
-src=$(scratch_dir valgrind-build)
-cp -a "$repo/Makefile" "$repo/walscale.c" "$repo/walscale.control" "$repo"/walscale--*.sql "$src/"
-make -s -C "$src" install PG_CONFIG="$bin/pg_config" >/dev/null
+install_extension_into "$PG_VG"
 
-regress_conf=$(sed -n 's/^walscale\.\([a-z_]*\) *= *\([0-9]*\).*/\2/p' "$repo/walscale.conf" | paste -sd/)
+regress_conf=$(walscale_conf_settings)
 configs=${WALSCALE_VALGRIND_CONFIGS:-$regress_conf 1024/3/1024 1/3/1}
 seconds=${WALSCALE_VALGRIND_SECONDS:-20}
 failures=0
@@ -80,10 +76,7 @@ port = $port
 fsync = off
 max_connections = 20
 shared_buffers = 32MB
-shared_preload_libraries = 'walscale'
-walscale.insert_locks = $locks
-walscale.insert_lock_attempts = $attempts
-walscale.fastpath_groups = $groups
+$(config_lines "$cfg")
 CONF
 	# pg_ctl starts this in place of postgres; exec keeps the PID it waits on
 	as_run_user tee "$dir/postgres-under-valgrind" >/dev/null <<WRAPPER

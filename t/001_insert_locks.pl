@@ -8,7 +8,6 @@
 use strict;
 use warnings FATAL => 'all';
 
-use IPC::Run;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -97,27 +96,14 @@ CREATE INDEX wal_load_id ON wal_load (id);
 	$node->safe_psql('postgres', 'SELECT walscale_reset()');
 
 	# WAL-heavy load in the background ...
-	my ($stdout, $stderr) = ('', '');
-	my $pgbench = IPC::Run::start(
-		[
-			'pgbench', '--no-vacuum',
-			'--client' => $load_clients,
-			'--jobs' => 2,
-			'--time' => $load_seconds,
-			'--file' => $load_script,
-			'--host' => $node->host,
-			'--port' => $node->port,
-			'postgres'
-		],
-		'>' => \$stdout,
-		'2>' => \$stderr,
-		IPC::Run::timeout($PostgreSQL::Test::Utils::timeout_default));
+	my $pgbench = start_pgbench($node, $load_clients, $load_seconds,
+		'--file' => $load_script);
 
 	# ... while every insertion lock is taken at once, over and over
 	my $rounds = 0;
-	while ($rounds < 3 || ($pgbench->pumpable && $rounds < 30))
+	while ($rounds < 3 || ($pgbench->{handle}->pumpable && $rounds < 30))
 	{
-		$pgbench->pump_nb if $pgbench->pumpable;
+		$pgbench->{handle}->pump_nb if $pgbench->{handle}->pumpable;
 		$node->safe_psql('postgres', 'CHECKPOINT');
 		$node->safe_psql('postgres', 'SELECT pg_switch_wal()');
 		$node->safe_psql(
@@ -127,17 +113,10 @@ SELECT lsn > '0/0' FROM pg_backup_stop(wait_for_archive => false);
 });
 		$rounds++;
 	}
-	$pgbench->finish;
+	my $processed = finish_pgbench($pgbench, $name);
 	note "$name: $rounds rounds of CHECKPOINT, pg_switch_wal and backups";
-
-	is($pgbench->result(0), 0, "$name: pgbench exits with status 0");
-	like(
-		$stdout,
-		qr/number of failed transactions: 0 /,
-		"$name: pgbench has no failed transactions");
-	unlike($stderr, qr/error|abort/i, "$name: pgbench reports no error");
-	my ($processed) = $stdout =~ /transactions actually processed: (\d+)/;
-	$processed //= 0;
+	unlike($pgbench->{err}, qr/error|abort/i,
+		"$name: pgbench reports no error");
 	cmp_ok($processed, '>', 0, "$name: pgbench processed transactions");
 
 	# all quiet now: one more checkpoint, then read the counters

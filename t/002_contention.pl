@@ -9,7 +9,6 @@
 use strict;
 use warnings FATAL => 'all';
 
-use IPC::Run;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -52,32 +51,11 @@ append_to_file($script,
 sub run_load
 {
 	my ($name) = @_;
-	my ($stdout, $stderr) = ('', '');
 	my $start = time();
-	IPC::Run::run(
-		[
-			'pgbench', '--no-vacuum',
-			'--client' => $clients,
-			'--jobs' => 2,
-			'--time' => $load_seconds,
-			'--file' => $script,
-			'--host' => $node->host,
-			'--port' => $node->port,
-			'postgres'
-		],
-		'>' => \$stdout,
-		'2>' => \$stderr,
-		IPC::Run::timeout($PostgreSQL::Test::Utils::timeout_default));
-	my $ret = $? >> 8;
-	my $elapsed_ms = (time() - $start) * 1000;
-
-	is($ret, 0, "$name: pgbench exits with status 0");
-	like(
-		$stdout,
-		qr/number of failed transactions: 0 /,
-		"$name: pgbench has no failed transactions");
-	my ($processed) = $stdout =~ /transactions actually processed: (\d+)/;
-	return ($processed // 0, $elapsed_ms);
+	my $processed = finish_pgbench(
+		start_pgbench($node, $clients, $load_seconds, '--file' => $script),
+		$name);
+	return ($processed, (time() - $start) * 1000);
 }
 
 # Counters must hold together; $processed transactions and the wall-clock

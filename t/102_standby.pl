@@ -15,7 +15,10 @@ use warnings FATAL => 'all';
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use IPC::Run;
+
+use FindBin;
+use lib $FindBin::RealBin;
+use WalscaleTest;
 
 my $seconds = $ENV{WALSCALE_LOAD_SECONDS} // 15;
 
@@ -59,27 +62,18 @@ INSERT INTO walbig (client, pad) SELECT :client_id, repeat(md5(g::text), 30) FRO
 DELETE FROM walbig WHERE client = :client_id AND id % 3 = 0;
 COMMIT;
 });
-my ($out, $err) = ('', '');
-my $pgbench = IPC::Run::start(
-	[
-		'pgbench', '-n', '-c', '16', '-j', '4', '-T', $seconds,
-		'-b', 'tpcb-like@3', '-f', "$script\@1",
-		'-h', $primary->host, '-p', $primary->port, 'postgres'
-	],
-	'<', \undef, '>', \$out, '2>', \$err);
+my $pgbench = start_pgbench($primary, 16, $seconds,
+	'--builtin' => 'tpcb-like@3', '--file' => "$script\@1");
 my $switches = 0;
-while ($pgbench->pumpable)
+while ($pgbench->{handle}->pumpable)
 {
 	$primary->safe_psql('postgres', 'SELECT pg_switch_wal(); CHECKPOINT;');
 	$switches++;
 	sleep 1;
-	$pgbench->pump_nb;
+	$pgbench->{handle}->pump_nb;
 }
-$pgbench->finish;
-is($pgbench->result(0), 0, 'pgbench under replication: exit status 0') or diag($err);
-like($out, qr/number of failed transactions: 0 /, 'pgbench: no failed transactions');
-my ($xacts) = $out =~ /number of transactions actually processed: (\d+)/;
-cmp_ok($xacts // 0, '>', 100, "pgbench committed $xacts transactions, with $switches WAL switches and checkpoints");
+my $xacts = finish_pgbench($pgbench, 'under replication');
+cmp_ok($xacts, '>', 100, "pgbench committed $xacts transactions, with $switches WAL switches and checkpoints");
 
 # catch-up, then the same data
 my @tables = qw(pgbench_accounts pgbench_branches pgbench_tellers pgbench_history walbig);

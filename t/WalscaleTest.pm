@@ -1,7 +1,8 @@
 
 # Copyright (c) 2026, walscale developers
 
-# Queries over walscale_stats that more than one TAP file asks.
+# What more than one TAP file needs: queries over walscale_stats, and
+# pgbench load in the background.
 
 package WalscaleTest;
 
@@ -9,8 +10,12 @@ use strict;
 use warnings FATAL => 'all';
 
 use Exporter 'import';
+use IPC::Run;
+use PostgreSQL::Test::Utils;
+use Test::More;
 
-our @EXPORT = qw(stats_summary_query inconsistent_locks_query);
+our @EXPORT =
+  qw(stats_summary_query inconsistent_locks_query start_pgbench finish_pgbench);
 
 # All locks' counters in one line, for the test log.
 sub stats_summary_query
@@ -49,6 +54,52 @@ WHERE acquisitions < 0 OR first_try < 0 OR failed_attempts < 0
            ELSE failed_attempts NOT BETWEEN acquisitions - first_try
                 AND (acquisitions - first_try) * $attempts
       END};
+}
+
+# Start pgbench in the background against $node: $clients clients for
+# $seconds seconds, @workload naming what they run (--file, --builtin).
+# Returns the run for finish_pgbench; $run->{handle} is its IPC::Run handle,
+# to pump while the test does other work.
+sub start_pgbench
+{
+	my ($node, $clients, $seconds, @workload) = @_;
+	my $run = { out => '', err => '' };
+
+	$run->{handle} = IPC::Run::start(
+		[
+			'pgbench', '--no-vacuum',
+			'--client' => $clients,
+			'--jobs' => ($clients < 4 ? $clients : 4),
+			'--time' => $seconds,
+			@workload,
+			'--host' => $node->host,
+			'--port' => $node->port,
+			'postgres'
+		],
+		'<' => \undef,
+		'>' => \$run->{out},
+		'2>' => \$run->{err},
+		IPC::Run::timeout(
+			$seconds + $PostgreSQL::Test::Utils::timeout_default));
+	return $run;
+}
+
+# Wait for a run of start_pgbench to end: it must exit with status 0 and
+# have no failed transaction.  Returns the transactions it processed.
+sub finish_pgbench
+{
+	my ($run, $name) = @_;
+
+	$run->{handle}->finish;
+	is($run->{handle}->result(0), 0, "$name: pgbench exits with status 0")
+	  or diag($run->{err});
+	like(
+		$run->{out},
+		qr/number of failed transactions: 0 /,
+		"$name: pgbench has no failed transactions");
+	my ($processed) =
+	  $run->{out} =~ /transactions actually processed: (\d+)/;
+	return $processed // 0;
 }
 
 1;
