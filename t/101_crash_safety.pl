@@ -308,6 +308,10 @@ for my $cycle (1 .. $backend_kills)
 			q{SELECT pid FROM pg_stat_activity WHERE application_name LIKE 'ledger%'
 			  AND state = 'active' ORDER BY random() LIMIT 1});
 		next if $victim eq '';
+		# the backend may have ended and its PID gone to a new client
+		# process: kill it only while it is still the postmaster's child
+		my $stat = -e "/proc/$victim/stat" ? slurp_file("/proc/$victim/stat") : '';
+		next unless $stat =~ /^\d+ \(.*\) \S (\d+) / && $1 == $postmaster;
 		$killed = kill 'KILL', $victim;
 		last if $killed;
 		usleep(50_000);
