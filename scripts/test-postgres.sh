@@ -366,6 +366,7 @@ run_robustness() {
 			WALSCALE_BACKEND_KILLS=${WALSCALE_BACKEND_KILLS:-25} \
 			WALSCALE_LOOP_SECONDS=${WALSCALE_LOOP_SECONDS:-90} \
 			WALSCALE_LOAD_SECONDS=${WALSCALE_LOAD_SECONDS:-60} \
+			WALSCALE_TEST_TIME_LIMIT=${WALSCALE_TEST_TIME_LIMIT:-3600} \
 			prove -I "$pgxs_dir/src/test/perl" --timer t/1*.pl
 	) 2>&1 | tee "$dir/prove.out" || true
 	rc=${PIPESTATUS[0]}

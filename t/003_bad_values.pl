@@ -13,6 +13,10 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
+use FindBin;
+use lib $FindBin::RealBin;
+use WalscaleTest;
+
 my $node = PostgreSQL::Test::Cluster->new('bad_values');
 $node->init;
 $node->append_conf(

@@ -12,6 +12,10 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
+use FindBin;
+use lib $FindBin::RealBin;
+use WalscaleTest;
+
 my $not_preloaded =
   qr/ERROR:  55000: walscale must be loaded via "shared_preload_libraries"/;
 my $needs_patch =

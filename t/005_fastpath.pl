@@ -13,6 +13,10 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
+use FindBin;
+use lib $FindBin::RealBin;
+use WalscaleTest;
+
 # relations locked by one transaction
 my $tables = 40;
 

@@ -30,6 +30,7 @@ shared_preload_libraries = 'walscale'
 walscale.insert_locks = 1024
 walscale.insert_lock_attempts = 3
 max_connections = 40
+log_statement = none
 max_wal_size = 64MB
 wal_keep_size = 256MB
 });

@@ -33,6 +33,7 @@ shared_preload_libraries = 'walscale'
 walscale.insert_locks = 1024
 walscale.insert_lock_attempts = 3
 max_connections = 50
+log_statement = none
 max_wal_size = 32MB
 min_wal_size = 8MB
 });

@@ -17,6 +17,10 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use IPC::Run;
 
+use FindBin;
+use lib $FindBin::RealBin;
+use WalscaleTest;
+
 my %hostile = (
 	insert_locks => [
 		'0', '1025', '-1', '-2147483648', '2147483648',

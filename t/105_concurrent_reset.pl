@@ -34,6 +34,7 @@ walscale.insert_locks = 1024
 walscale.insert_lock_attempts = 3
 walscale.fastpath_groups = 1
 max_connections = 50
+log_statement = none
 });
 $node->start;
 $node->safe_psql(

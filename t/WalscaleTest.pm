@@ -1,8 +1,8 @@
 
 # Copyright (c) 2026, walscale developers
 
-# What more than one TAP file needs: queries over walscale_stats, and
-# pgbench load in the background.
+# What more than one TAP file needs: a time limit, queries over
+# walscale_stats, and pgbench load in the background.
 
 package WalscaleTest;
 
@@ -16,6 +16,16 @@ use Test::More;
 
 our @EXPORT =
   qw(stats_summary_query inconsistent_locks_query start_pgbench finish_pgbench);
+
+# A file that hangs must fail, not stall the whole run until CI gives up (one
+# CI run sat 75 minutes in t/101): WALSCALE_TEST_TIME_LIMIT seconds (default
+# 900) after it starts, a file that uses this module dies, and the END
+# blocks of PostgreSQL::Test::Cluster stop its servers.
+my $time_limit = $ENV{WALSCALE_TEST_TIME_LIMIT} // 900;
+die "WALSCALE_TEST_TIME_LIMIT must be a positive number of seconds"
+  unless $time_limit =~ /^[1-9]\d*$/;
+$SIG{ALRM} = sub { die "time limit of $time_limit s reached\n"; };
+alarm($time_limit);
 
 # All locks' counters in one line, for the test log.
 sub stats_summary_query
