@@ -81,12 +81,12 @@ case "$mode" in
 		suite_configs=${WALSCALE_SUITE_CONFIGS:-$all_configs}
 		recovery_configs=${WALSCALE_RECOVERY_CONFIGS:-1/3/1 1024/0/1024 1024/3/1}
 		recovery_tests=${WALSCALE_RECOVERY_TESTS:-all}
-		expected="about an hour on 2 idle cores (plus 30 minutes for the sanitizer and valgrind builds, once)"
+		expected="about an hour on 2 idle cores (plus about 15 minutes for the sanitizer and valgrind builds, once)"
 		;;
 	memcheck)
 		suites=memcheck
 		suite_configs= recovery_configs= recovery_tests=
-		expected="about 25 minutes on 2 cores (plus 25 minutes for the sanitizer build, once)"
+		expected="about 20 minutes on 2 cores (plus about 10 minutes for the sanitizer build, once)"
 		;;
 	valgrind)
 		suites=valgrind
@@ -181,7 +181,7 @@ run_regress_isolation() {
 	fi
 
 	if has_suite regress; then
-		say "src/test/regress (parallel schedule) at $cfg: about 4 minutes"
+		say "src/test/regress (parallel schedule) at $cfg: about a minute"
 		start=$(date +%s)
 		rc=0
 		as_run_user "$build/src/test/regress/pg_regress" \
@@ -214,7 +214,7 @@ run_regress_isolation() {
 	fi
 
 	if has_suite isolation; then
-		say "src/test/isolation at $cfg: about 4 minutes"
+		say "src/test/isolation at $cfg: about a minute"
 		start=$(date +%s)
 		rc=0
 		as_run_user "$build/src/test/isolation/pg_isolation_regress" \
@@ -320,7 +320,7 @@ PERL
 		done
 	fi
 	[ "$(id -u)" = 0 ] && chown -R "$run_user" "$dir"
-	say "src/test/recovery at $cfg: $(echo "$tests" | wc -w) test files, $( [ "$recovery_tests" = all ] && echo 'about 10 minutes (40 on a busy machine)' || echo 'about 3 minutes')"
+	say "src/test/recovery at $cfg: $(echo "$tests" | wc -w) test files, $( [ "$recovery_tests" = all ] && echo 'about 6 minutes (more on a busy machine)' || echo 'about 3 minutes')"
 	start=$(date +%s)
 	rc=0
 	(
@@ -456,7 +456,7 @@ run_memcheck() {
 		as_run_user env $(asan_env "$dir") "$PG_ASAN/bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" \
 			-w -t 300 start >/dev/null ||
 			{ tail -n 20 "$dir/server.log"; record "memcheck start" "$cfg" FAIL "server did not start" 0; continue; }
-		say "memcheck at $cfg: regress and isolation under ASan/UBSan: about 20 minutes"
+		say "memcheck at $cfg: regress and isolation under ASan/UBSan: about 8 minutes"
 		start=$(date +%s)
 		rc=0
 		as_run_user env $(asan_env "$dir") "$PG_ASAN/build/src/test/regress/pg_regress" \
