@@ -6,6 +6,11 @@
 # patch or a new 18.x is rebuilt and an unchanged one is reused.
 #
 #   scripts/build-postgres.sh [--stock] [--print-prefix]
+#   scripts/build-postgres.sh --flavor NAME [--print-prefix] -- CONFIGURE-ARG...
+#
+# A flavor is the patched server configured with CONFIGURE-ARG... instead of
+# the usual options (the sanitizer and valgrind builds), linked as
+# .pg/walscale-NAME.
 #
 # Environment:
 #   PG_SOURCE       a PostgreSQL 18 source tree or tarball to use instead of
@@ -19,13 +24,33 @@ main() {
 repo=$(cd "$(dirname "$0")/.." && pwd)
 variant=walscale
 print_prefix=0
-for arg in "$@"; do
-	case "$arg" in
+flavor_opts=0
+configure_opts=(--enable-tap-tests --enable-debug --without-icu)
+usage="usage: $0 [--stock] [--print-prefix] | --flavor NAME [--print-prefix] -- CONFIGURE-ARG..."
+while [ $# -gt 0 ]; do
+	case "$1" in
 		--stock) variant=stock ;;
 		--print-prefix) print_prefix=1 ;;
-		*) echo "usage: $0 [--stock] [--print-prefix]" >&2; exit 2 ;;
+		--flavor)
+			[[ "${2:-}" =~ ^[a-z0-9]+$ ]] || { echo "$usage" >&2; exit 2; }
+			variant=walscale-$2
+			shift
+			;;
+		--)
+			shift
+			configure_opts=("$@")
+			flavor_opts=1
+			break
+			;;
+		*) echo "$usage" >&2; exit 2 ;;
 	esac
+	shift
 done
+# configure arguments come with a flavor, and only with one
+case "$variant:$flavor_opts" in
+	walscale-*:1 | walscale:0 | stock:0) ;;
+	*) echo "$usage" >&2; exit 2 ;;
+esac
 
 if [ "$(id -u)" = 0 ]; then
 	cache=${WALSCALE_CACHE:-/var/cache/walscale}
@@ -33,7 +58,6 @@ else
 	cache=${WALSCALE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/walscale}
 fi
 jobs=${JOBS:-$(nproc)}
-configure_opts=(--enable-tap-tests --enable-debug --without-icu)
 mkdir -p "$cache/src"
 log() { [ "$print_prefix" = 1 ] || echo "build-postgres: $*"; }
 
@@ -108,7 +132,7 @@ case "$version" in
 esac
 
 patches=()
-if [ "$variant" = walscale ]; then
+if [ "$variant" != stock ]; then
 	patches=("$repo"/patches/pg18/*.patch)
 fi
 # The key covers what the patches change, not their commit messages, blob

@@ -58,39 +58,14 @@ free_port() {
 	done
 }
 
-# Build (once, cached) the patched server from the same source with extra
-# configure arguments, for the memory-error runs; prints its prefix,
-# $cache/$1-<key>, the key made of the source, the patches and those
-# arguments.  $2: what to say while building; the rest: configure's
-# arguments besides --prefix.
+# Build (once, cached) a flavor of the patched server for the memory-error
+# runs, through build-postgres.sh, and print its prefix.  $1: the flavor's
+# name; the rest: configure's arguments besides --prefix.
 build_instrumented_server() {
-	local name=$1 what=$2 src key prefix b p
-	shift 2
-	src=$(ls "$cache"/src/postgresql-18_18.*.orig.tar.* 2>/dev/null | sort -V | tail -n 1)
-	[ -n "${PG_SOURCE:-}" ] && src=$(readlink -f "$PG_SOURCE")
-	[ -n "$src" ] || { echo "walscale: no PostgreSQL source in $cache/src" >&2; return 1; }
-	key=$( { basename "$src"; cat "$repo"/patches/pg18/*.patch; printf '%s\n' "$@"; } | sha256sum | cut -c1-12)
-	prefix="$cache/$name-$key"
-	if [ ! -f "$prefix/.complete" ]; then
-		echo "walscale: building the patched server $what into $prefix, once" >&2
-		rm -rf "$prefix"
-		b="$prefix/build"
-		mkdir -p "$b"
-		if [ -d "$src" ]; then cp -a "$src/." "$b/"; else tar -xf "$src" -C "$b" --strip-components=1; fi
-		for p in "$repo"/patches/pg18/*.patch; do patch -d "$b" -p1 --forward --batch --quiet <"$p"; done
-		(
-			cd "$b"
-			# a top-level make, as in build-postgres.sh
-			unset MAKELEVEL MAKEFLAGS MFLAGS
-			./configure --prefix="$prefix" "$@" >configure.log 2>&1 ||
-				{ tail -n 30 configure.log; exit 1; }
-			make -s -j"${JOBS:-$(nproc)}" >make.log 2>&1 || { tail -n 40 make.log; exit 1; }
-			make -s install >>make.log 2>&1
-			make -s -C contrib/amcheck install >>make.log 2>&1
-		) >&2 || { echo "walscale: the build $what failed, logs in $b" >&2; return 1; }
-		touch "$prefix/.complete"
-	fi
-	echo "$prefix"
+	local flavor=$1
+	shift
+	"$repo/scripts/build-postgres.sh" --flavor "$flavor" -- "$@" >&2 &&
+		readlink -f "$repo/.pg/walscale-$flavor"
 }
 
 # Build walscale against another server (an instrumented build) and install

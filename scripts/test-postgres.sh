@@ -386,7 +386,7 @@ run_robustness() {
 # ---------------------------------------------------------------------------
 build_sanitized() {
 	# as PostgreSQL's own CI does for its sanitizer tasks
-	PG_ASAN=$(build_instrumented_server sanitize/pg-walscale-asan "with -fsanitize=address,undefined" \
+	PG_ASAN=$(build_instrumented_server asan \
 		--enable-debug --enable-cassert --without-icu \
 		CFLAGS="-Og -ggdb -fno-omit-frame-pointer -fsanitize=address,undefined -fsanitize=alignment -fno-sanitize-recover=all" \
 		LDFLAGS="-fsanitize=address,undefined")

@@ -31,7 +31,7 @@ command -v valgrind >/dev/null || {
 	exit 1
 }
 ensure_run_user
-PG_VG=$(build_instrumented_server valgrind/pg-walscale-valgrind "with USE_VALGRIND" \
+PG_VG=$(build_instrumented_server valgrind \
 	--enable-debug --enable-cassert --without-icu \
 	CFLAGS="-Og -ggdb -fno-omit-frame-pointer" CPPFLAGS="-DUSE_VALGRIND")
 bin=$PG_VG/bin

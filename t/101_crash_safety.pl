@@ -208,30 +208,32 @@ WHERE am.amname = 'btree' AND c.relpersistence = 'p' AND i.indisready AND i.indi
 	return scalar @$acked;
 }
 
+# A process's state letter and parent PID, from /proc (procps may be
+# missing); empty if there is no such process.
+sub proc_state_and_parent
+{
+	my ($pid) = @_;
+	open my $fh, '<', "/proc/$pid/stat" or return;
+	my $line = <$fh>;
+	close $fh;
+	return defined $line && $line =~ /^\d+ \(.*\) (\S) (\d+) /s ? ($1, $2) : ();
+}
+
 # Whether a process still runs (a zombie that nobody reaped does not).
 sub alive
 {
-	my ($pid) = @_;
-	open my $fh, '<', "/proc/$pid/stat" or return 0;
-	my $line = <$fh>;
-	close $fh;
-	return defined $line && $line =~ /^\d+ \(.*\) ([^Z]) /s ? 1 : 0;
+	my ($state) = proc_state_and_parent(@_);
+	return defined $state && $state ne 'Z' ? 1 : 0;
 }
 
-# The processes whose parent is $ppid, from /proc (procps may be missing).
+# The processes whose parent is $ppid.
 sub children_of
 {
 	my ($ppid) = @_;
-	my @kids;
-	for my $stat (glob '/proc/[0-9]*/stat')
-	{
-		open my $fh, '<', $stat or next;
-		my $line = <$fh>;
-		close $fh;
-		next unless defined $line && $line =~ /^(\d+) \(.*\) \S+ (\d+) /s;
-		push @kids, $1 if $2 == $ppid;
-	}
-	return @kids;
+	return grep {
+		my (undef, $parent) = proc_state_and_parent($_);
+		defined $parent && $parent == $ppid
+	} map { m{^/proc/(\d+)$} } glob '/proc/[0-9]*';
 }
 
 # Wait until the server answers again.  Not poll_query_until(), which feeds
@@ -320,16 +322,11 @@ sub start_victim
 			  COMMIT; END LOOP; END $$}
 		],
 		'<', \undef, '>', '/dev/null', '2>', \$stderr);
-	my $pid = '';
-	for (1 .. 10 * $PostgreSQL::Test::Utils::timeout_default)
-	{
-		$pid = $node->safe_psql('postgres',
-			q{SELECT pid FROM pg_stat_activity
-			  WHERE application_name = 'walscale_victim' AND state = 'active'});
-		last if $pid ne '';
-		usleep(100_000);
-	}
-	return ($h, $pid);
+	my $victim_query = q{FROM pg_stat_activity
+	  WHERE application_name = 'walscale_victim' AND state = 'active'};
+	$node->poll_query_until('postgres', "SELECT count(*) = 1 $victim_query")
+	  or die "the backend to kill did not start";
+	return ($h, $node->safe_psql('postgres', "SELECT pid $victim_query"));
 }
 
 my $survived_backend = 0;
@@ -341,8 +338,8 @@ for my $cycle (1 .. $backend_kills)
 	my $log_offset = -s $node->logfile;
 	my ($victim_psql, $victim) = start_victim();
 	usleep(200_000);    # into its stream of commits
-	my $stat = $victim ne '' && -e "/proc/$victim/stat" ? slurp_file("/proc/$victim/stat") : '';
-	my $runs = $stat =~ /^\d+ \(.*\) [^Z] (\d+) / && $1 == $postmaster;
+	my (undef, $parent) = proc_state_and_parent($victim);
+	my $runs = alive($victim) && $parent == $postmaster;
 	ok($runs, "$label: the backend to kill runs, a child of the postmaster")
 	  or die "$label: no backend to kill";
 	ok(kill('KILL', $victim), "$label: a client backend was killed");
