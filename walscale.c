@@ -42,7 +42,8 @@
 
 #ifdef __GNUC__
 #pragma weak WalscaleCoreVersion
-#pragma weak NumXLogInsertLocks
+#pragma weak XLogInsertLocksRequested
+#pragma weak GetNumWALInsertLocks
 #pragma weak XLogInsertLockAttempts
 #pragma weak GetWALInsertLockCounters
 #pragma weak FastPathLockGroupsRequested
@@ -86,12 +87,17 @@ PG_FUNCTION_INFO_V1(walscale_fastpath_stats);
 PG_FUNCTION_INFO_V1(walscale_reset);
 PG_FUNCTION_INFO_V1(walscale_settings_info);
 
+/*
+ * The baselines have room for the number of insertion locks that _PG_init()
+ * requested, which shared memory initialisation makes the number in use.
+ */
 static Size
 walscale_shmem_size(void)
 {
 	return add_size(offsetof(WalscaleShared, baseline),
 					mul_size(sizeof(uint64),
-							 mul_size(NumXLogInsertLocks, WALINSERT_NUM_COUNTERS)));
+							 mul_size(XLogInsertLocksRequested,
+									  WALINSERT_NUM_COUNTERS)));
 }
 
 static void
@@ -123,6 +129,13 @@ walscale_shmem_startup(void)
 		pg_atomic_init_u64(&walscale_shared->fastpath_overflows, 0);
 	}
 	LWLockRelease(AddinShmemInitLock);
+
+	/* say once, at each start, what the server runs with */
+	if (!found)
+		ereport(LOG,
+				(errmsg("walscale: %d WAL insertion locks, %d conditional attempts, %d fast-path lock groups per backend",
+						GetNumWALInsertLocks(), XLogInsertLockAttempts,
+						FastPathLockGroupsPerBackend)));
 }
 
 /*
@@ -237,7 +250,8 @@ _PG_init(void)
 
 	DefineCustomIntVariable("walscale.insert_lock_attempts",
 							"Conditional attempts on different WAL insertion locks before sleeping on one.",
-							"0 sleeps on the first busy lock, as PostgreSQL does.",
+							"0 sleeps on the preferred lock, as PostgreSQL does; "
+							"at most the number of locks minus 1 are made.",
 							&walscale_insert_lock_attempts,
 							0,
 							0, WALSCALE_MAX_ATTEMPTS,
@@ -262,7 +276,7 @@ _PG_init(void)
 	walscale_recheck_config_value("walscale.fastpath_groups", config_fastpath_groups);
 
 	/* the attempts reach the server through their assign hook */
-	NumXLogInsertLocks = walscale_insert_locks;
+	XLogInsertLocksRequested = walscale_insert_locks;
 	FastPathLockGroupsRequested = walscale_fastpath_groups;
 
 	prev_shmem_request_hook = shmem_request_hook;
@@ -289,20 +303,22 @@ Datum
 walscale_insert_lock_stats(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	int			nlocks;
 	TimestampTz stats_reset;
 	uint64	   *baseline;
 
 	walscale_require_preloaded();
 	InitMaterializedSRF(fcinfo, 0);
 
-	baseline = palloc(sizeof(uint64) * NumXLogInsertLocks * WALINSERT_NUM_COUNTERS);
+	nlocks = GetNumWALInsertLocks();
+	baseline = palloc(sizeof(uint64) * nlocks * WALINSERT_NUM_COUNTERS);
 	LWLockAcquire(walscale_shared->lock, LW_SHARED);
 	memcpy(baseline, walscale_shared->baseline,
-		   sizeof(uint64) * NumXLogInsertLocks * WALINSERT_NUM_COUNTERS);
+		   sizeof(uint64) * nlocks * WALINSERT_NUM_COUNTERS);
 	stats_reset = walscale_shared->stats_reset;
 	LWLockRelease(walscale_shared->lock);
 
-	for (int lockno = 0; lockno < NumXLogInsertLocks; lockno++)
+	for (int lockno = 0; lockno < nlocks; lockno++)
 	{
 		uint64		c[WALINSERT_NUM_COUNTERS];
 		uint64	   *base = &baseline[lockno * WALINSERT_NUM_COUNTERS];
@@ -379,7 +395,7 @@ walscale_reset(PG_FUNCTION_ARGS)
 	/* read the clock under the lock, so that concurrent resets stay in order */
 	LWLockAcquire(walscale_shared->lock, LW_EXCLUSIVE);
 	now = GetCurrentTimestamp();
-	for (int lockno = 0; lockno < NumXLogInsertLocks; lockno++)
+	for (int lockno = 0; lockno < GetNumWALInsertLocks(); lockno++)
 		GetWALInsertLockCounters(lockno,
 								 &walscale_shared->baseline[lockno * WALINSERT_NUM_COUNTERS]);
 	walscale_shared->fastpath_baseline =
@@ -405,7 +421,7 @@ walscale_settings_info(PG_FUNCTION_ARGS)
 		elog(ERROR, "return type must be a row type");
 
 	values[0] = Int32GetDatum(WalscaleCoreVersion);
-	values[1] = Int32GetDatum(NumXLogInsertLocks);
+	values[1] = Int32GetDatum(GetNumWALInsertLocks());
 	values[2] = Int32GetDatum(XLogInsertLockAttempts);
 	values[3] = Int32GetDatum(FastPathLockGroupsPerBackend);
 	values[4] = CStringGetTextDatum(FastPathLockGroupsRequested != 0 ?

@@ -198,6 +198,10 @@ done
 	for m in amcheck pg_walinspect; do
 		make -s -C "contrib/$m" -j"$jobs" install >> make.log 2>&1
 	done
+	# the module that drives injection points, where they are compiled in
+	if grep -q '^#define USE_INJECTION_POINTS 1' src/include/pg_config.h; then
+		make -s -C src/test/modules/injection_points -j"$jobs" install >> make.log 2>&1
+	fi
 ) || { echo "build-postgres: build failed, logs in $build" >&2; exit 1; }
 touch "$prefix/.complete"
 log "built $variant PostgreSQL $version in $(( $(date +%s) - start ))s"

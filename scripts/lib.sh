@@ -20,6 +20,20 @@ ensure_servers() {
 	export PG_PATCHED PG_STOCK
 }
 
+# The flavor of the patched server that walscale's own suites and make
+# mutate run on: assertions on, and injection points compiled in, so that a
+# test can pause a backend exactly where a race is.  make demo and make bench
+# keep the plain build, where the injection points compile to nothing.
+injection_configure_opts=(--enable-tap-tests --enable-debug --without-icu
+	--enable-cassert --enable-injection-points)
+
+# Build (once, cached) the injection-point flavor; set PG_TESTED to it.
+ensure_injection_server() {
+	"$repo/scripts/build-postgres.sh" --flavor injection -- "${injection_configure_opts[@]}"
+	PG_TESTED=$(readlink -f "$repo/.pg/walscale-injection")
+	export PG_TESTED
+}
+
 # Build walscale against the patched server and install it there.
 install_extension() {
 	make -s -C "$repo" install PG_CONFIG="$PG_PATCHED/bin/pg_config" >/dev/null

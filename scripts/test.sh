@@ -5,7 +5,9 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 ensure_servers
+ensure_injection_server
 install_extension
+install_extension_into "$PG_TESTED"
 ensure_run_user
 
 run=$(scratch_dir test)
@@ -18,9 +20,11 @@ if [ "${WALSCALE_SKIP_POSTGRES_SUITES:-0}" != 1 ] && [ -x "$repo/scripts/test-po
 	"$repo/scripts/test-postgres.sh" ci || status=$?
 fi
 
-echo "walscale: testing against $PG_PATCHED (stock baseline $PG_STOCK)"
-as_run_user env PG_STOCK="$PG_STOCK" PG_PATCHED="$PG_PATCHED" \
-	make --no-print-directory -C "$run" installcheck PG_CONFIG="$PG_PATCHED/bin/pg_config" \
+# walscale's own suites run on the flavor with assertions and injection
+# points; PostgreSQL's suites above ran on the plain patched build
+echo "walscale: testing against $PG_TESTED (stock baseline $PG_STOCK)"
+as_run_user env PG_STOCK="$PG_STOCK" PG_PATCHED="$PG_TESTED" WALSCALE_INJECTION_POINTS=required \
+	make --no-print-directory -C "$run" installcheck PG_CONFIG="$PG_TESTED/bin/pg_config" \
 	PROVE_FLAGS="--timer ${PROVE_FLAGS:-}" || status=1
 if [ $status != 0 ]; then
 	for f in "$run"/regression.diffs "$run"/tmp_check/log/regress_log_*; do
