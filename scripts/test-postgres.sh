@@ -37,7 +37,14 @@
 #   robustness  only t/1NN_*.pl, with the long settings of full.
 #
 # src/test/recovery tests that need injection points (035, 041, 044, 046,
-# 047) skip themselves: build-postgres.sh does not configure them.
+# 047) skip themselves: build-postgres.sh does not configure them.  Every
+# node of src/test/recovery preloads walscale, also in the tests that set
+# shared_preload_libraries themselves (scripts/perl/WalscalePreload.pm), and
+# the run fails unless each node's log shows walscale's line at every start.
+#
+# Every failure reaches both the summary (a FAIL line) and the exit status
+# (each suite runs in a subshell whose own status counts); a command that
+# fails unexpectedly ends its suite, recorded as aborted, not the run.
 #
 # A configuration is written LOCKS/ATTEMPTS/GROUPS for walscale.insert_locks,
 # walscale.insert_lock_attempts and walscale.fastpath_groups.
@@ -48,6 +55,7 @@
 #   WALSCALE_RECOVERY_CONFIGS   configurations for src/test/recovery
 #   WALSCALE_RECOVERY_TESTS     test files of src/test/recovery, "all", or "quick" (19 of them)
 #   PROVE_JOBS                  parallel prove jobs for src/test/recovery (1)
+# shellcheck disable=SC2317 # functions run through run_suite and the EXIT trap
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -102,6 +110,95 @@ esac
 [ "$recovery_tests" = quick ] && recovery_tests=$quick_recovery_tests
 has_suite() { case " $suites " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
+t_start=$(date +%s)
+elapsed() { echo $(($(date +%s) - $1)); }
+say() { echo "test-postgres: [$(date +%H:%M:%S), $(elapsed "$t_start")s] $*"; }
+
+# Each suite runs in a subshell (run_suite), so its outcomes go to a file:
+# one line per check, its status, a tab, the summary's line.
+results_file=$(mktemp)
+# a suite's exit status, the other path by which its failure reaches ours
+exit_status=0
+finished=0
+suite_failed=0
+
+# Record one suite's outcome: name, configuration, status, counts, seconds.
+record() {
+	printf '%s\t%-26s %-12s %-5s %-38s %5ss\n' "$3" "$1" "$2" "$3" "$4" "$5" >>"$results_file"
+	[ "$3" = ok ] || suite_failed=1
+}
+
+# Run one suite function in a subshell under errexit: a command that fails
+# unexpectedly ends that suite alone, which is recorded as aborted, and the
+# other suites still run.  The subshell's exit status says whether the suite
+# recorded a failure or aborted; it reaches our exit status by itself, and
+# the summary by the records.  $1: name, $2: configuration, then the
+# function and its arguments.
+run_suite() {
+	local suite_name=$1 suite_cfg=$2 st marker
+	shift 2
+	marker=$(mktemp)
+	set +e
+	(
+		set -eE
+		trap 'echo "test-postgres: $suite_name at $suite_cfg: \"$BASH_COMMAND\" failed with exit $? (line $LINENO): suite aborted" >&2' ERR
+		suite_failed=0
+		"$@"
+		echo finished >"$marker"
+		exit "$suite_failed"
+	)
+	st=$?
+	set -e
+	if [ "$st" != 0 ]; then
+		exit_status=1
+		[ -s "$marker" ] ||
+			record "$suite_name" "$suite_cfg" FAIL "aborted (exit $st), see output above" "$(elapsed "$t_start")"
+	fi
+	rm -f "$marker"
+	return 0
+}
+
+# The summary, and our verdict as the exit status: every check passed and
+# every suite exited 0.
+summary() {
+	local total failures
+	total=$(wc -l <"$results_file")
+	failures=$(awk -F '\t' '$1 != "ok"' "$results_file" | wc -l)
+	echo
+	echo "test-postgres: summary ($mode mode, $(elapsed "$t_start")s; configuration = insert_locks/attempts/fastpath_groups)"
+	sed 's/^[^\t]*\t/  /' "$results_file"
+	if [ "$mode" = ci ]; then
+		echo "test-postgres: not in CI (make test-postgres SUITES_MODE=full): regress and isolation at the other"
+		echo "  four combinations, src/test/recovery at two more, the long robustness runs, ASan/UBSan and valgrind"
+	fi
+	if [ "$failures" = 0 ] && [ "$exit_status" = 0 ]; then
+		echo "test-postgres: all $total checks passed"
+		return 0
+	elif [ "$failures" = 0 ]; then
+		echo "test-postgres: a suite exited with a failure that it did not record (outputs in $cache/run/)"
+	else
+		echo "test-postgres: $failures of $total checks FAILED (outputs in $cache/run/)"
+	fi
+	return 1
+}
+
+# On every exit, the summary: after an unexpected failure outside the
+# suites too, with that failure recorded.
+finish() {
+	local st=$?
+	trap - EXIT
+	set +e
+	if [ "$finished" != 1 ]; then
+		exit_status=1
+		record "test-postgres" "$mode" FAIL "aborted (exit $st)" "$(elapsed "$t_start")"
+	fi
+	summary
+	st=$?
+	rm -f "$results_file"
+	exit "$st"
+}
+trap finish EXIT
+
 # scripts/test.sh has built the servers and exported where they are
 if [ -z "${PG_PATCHED:-}" ] || [ ! -f "$PG_PATCHED/.complete" ]; then
 	ensure_servers
@@ -115,16 +212,17 @@ pgxs_dir=$(dirname "$(dirname "$(dirname "$("$bin/pg_config" --pgxs)")")")
 	echo "test-postgres: no built source tree at $build" >&2
 	exit 1
 }
-t_start=$(date +%s)
-results=()
-failures=0
-elapsed() { echo $(($(date +%s) - $1)); }
-say() { echo "test-postgres: [$(date +%H:%M:%S), $(elapsed "$t_start")s] $*"; }
 
-# Record one suite's outcome: name, configuration, status, counts, seconds.
-record() {
-	results+=("$(printf '%-26s %-12s %-5s %-38s %5ss' "$1" "$2" "$3" "$4" "$5")")
-	[ "$3" = ok ] || failures=$((failures + 1))
+# The lines of a suite's output that tell its result, indented; nothing,
+# and no failure, when there are none.
+show_results() {
+	sed -n -E 's/^(# All|# [0-9]+ of|not ok|1\.\.)/    \1/p' "$1" 2>/dev/null || true
+}
+
+# Stop a server when the suite's subshell ends, however it ends.
+stop_on_exit() {
+	# shellcheck disable=SC2064 # the values of now
+	trap "as_run_user '$1/pg_ctl' -D '$2' -m immediate stop >/dev/null 2>&1 || true" EXIT
 }
 
 # Contrib modules that src/test/recovery loads, installed into the patched
@@ -152,7 +250,8 @@ run_regress_isolation() {
 	pgq() { as_run_user "$bin/psql" -X -At -h "$dir" -p "$port" -v ON_ERROR_STOP=1 "$@"; }
 
 	as_run_user "$bin/initdb" -D "$dir/data" -A trust -U "$run_user" --no-locale -E UTF8 \
-		--no-sync >"$dir/initdb.log" 2>&1 || { cat "$dir/initdb.log"; return 1; }
+		--no-sync >"$dir/initdb.log" 2>&1 ||
+		{ cat "$dir/initdb.log"; record "regress+isolation" "$cfg" FAIL "initdb failed" 0; return; }
 	{
 		echo "listen_addresses = ''"
 		echo "unix_socket_directories = '$dir'"
@@ -168,15 +267,16 @@ run_regress_isolation() {
 		echo "fsync = off"
 		config_lines "$cfg"
 	} | as_run_user tee -a "$dir/data/postgresql.conf" >/dev/null
+	stop_on_exit "$bin" "$dir/data"
 	as_run_user "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w start >/dev/null ||
 		{ tail -n 20 "$dir/server.log"; record "regress+isolation" "$cfg" FAIL "server did not start" 0; return; }
 
 	# the server runs with the settings asked for
-	pgq -d postgres -c "CREATE EXTENSION walscale" >/dev/null
-	s=$(pgq -d postgres -c "SELECT insert_locks || '/' || insert_lock_attempts || '/' || fastpath_groups FROM walscale_settings")
-	if [ "$s" != "$cfg" ] || [ "$(pgq -d postgres -c 'SELECT count(*) FROM walscale_stats')" != "$locks" ]; then
+	pgq -d postgres -c "CREATE EXTENSION walscale" >/dev/null || true
+	s=$(pgq -d postgres -c "SELECT insert_locks || '/' || insert_lock_attempts || '/' || fastpath_groups FROM walscale_settings") ||
+		s="psql failed"
+	if [ "$s" != "$cfg" ] || [ "$(pgq -d postgres -c 'SELECT count(*) FROM walscale_stats' || true)" != "$locks" ]; then
 		record "settings" "$cfg" FAIL "walscale_settings says $s" 0
-		as_run_user "$bin/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null
 		return
 	fi
 
@@ -190,7 +290,7 @@ run_regress_isolation() {
 			--host="$dir" --port="$port" --max-concurrent-tests=20 \
 			--schedule="$build/src/test/regress/parallel_schedule" \
 			>"$dir/regress.out" 2>&1 || rc=$?
-		grep -E '^(# All|# [0-9]+ of|not ok|1\.\.)' "$dir/regress.out" | sed 's/^/    /'
+		show_results "$dir/regress.out"
 		out=$(regress_counts "$dir/regress.out")
 		if [ $rc = 0 ]; then
 			record "regress" "$cfg" ok "$out" "$(elapsed "$start")"
@@ -223,7 +323,7 @@ run_regress_isolation() {
 			--schedule="$build/src/test/isolation/isolation_schedule" \
 			prepared-transactions prepared-transactions-cic \
 			>"$dir/isolation.out" 2>&1 || rc=$?
-		grep -E '^(# All|# [0-9]+ of|not ok|1\.\.)' "$dir/isolation.out" | sed 's/^/    /'
+		show_results "$dir/isolation.out"
 		out=$(regress_counts "$dir/isolation.out")
 		if [ $rc = 0 ]; then
 			record "isolation" "$cfg" ok "$out" "$(elapsed "$start")"
@@ -237,19 +337,19 @@ run_regress_isolation() {
 	# after the suites: every lock was taken by the all-locks path of the
 	# suites' checkpoints, and WAL went through the insertion locks
 	s=$(pgq -d postgres -c "SELECT count(*) = $locks AND min(exclusive_acquisitions) > 0
-		AND sum(acquisitions) > 10000 FROM walscale_stats")
+		AND sum(acquisitions) > 10000 FROM walscale_stats") || s="psql failed"
 	if [ "$s" = t ]; then
 		record "counters after suites" "$cfg" ok "all locks ($locks) taken exclusively" 0
 	else
 		record "counters after suites" "$cfg" FAIL "walscale_stats unexpected" 0
-		pgq -d postgres -c "SELECT count(*), min(exclusive_acquisitions), sum(acquisitions) FROM walscale_stats"
+		pgq -d postgres -c "SELECT count(*), min(exclusive_acquisitions), sum(acquisitions) FROM walscale_stats" || true
 	fi
 
 	# a clean shutdown and restart, and nothing alarming in the server log
 	rc=0
 	as_run_user "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null || rc=$?
 	as_run_user "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w start >/dev/null || rc=$?
-	[ "$(pgq -d postgres -c 'SELECT count(*) FROM walscale_stats')" = "$locks" ] || rc=1
+	[ "$(pgq -d postgres -c 'SELECT count(*) FROM walscale_stats' || true)" = "$locks" ] || rc=1
 	as_run_user "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null || rc=$?
 	if grep -E 'PANIC|TRAP:|too many LWLocks taken|terminated by signal|was terminated by exception' \
 		"$dir/server.log" >"$dir/alarms.log"; then
@@ -279,9 +379,47 @@ regress_counts() {
 # src/test/recovery through prove, with TEMP_CONFIG, from a copy of the test
 # directory (the build tree belongs to root) plus one test of ours that
 # checks that TEMP_CONFIG's settings are the ones in effect.
+#
+# A test that sets shared_preload_libraries itself (027_stream_regress.pl,
+# the tests of injection points) would replace TEMP_CONFIG's 'walscale':
+# scripts/perl/WalscalePreload.pm, loaded into every test file, puts walscale
+# back into every such line that PostgreSQL::Test::Cluster writes.  After
+# the run, every node's log must show walscale's line before each start.
 # ---------------------------------------------------------------------------
+
+# Every start of a node that reached "ready to accept connections" loaded
+# walscale: its postmaster logged "LOG:  walscale: " when it initialised
+# shared memory, which it does before "starting PostgreSQL", and again
+# after "all server processes terminated; reinitializing".  A promotion
+# ("ready to accept connections" after "... read-only connections") is no
+# new start.  Starts that failed, as some tests mean them to, are not
+# judged.  $1: the tests' log directory; prints "LOGS STARTS" and then the
+# logs that fail, one a line.
+check_node_logs() {
+	local f verdict logs=0 starts=0 ready missing
+	local -a bad=()
+	for f in "$1"/*.log; do
+		[ -f "$f" ] || continue
+		case ${f##*/} in regress_log_*) continue ;; esac
+		verdict=$(awk '
+			/LOG:  walscale: / { pending = 1; current = 1 }
+			/LOG:  starting PostgreSQL/ { current = pending; pending = 0 }
+			/all server processes terminated; reinitializing/ { current = 0; pending = 0 }
+			/database system is ready to accept/ { ready++; if (!current) missing++ }
+			END { print ready + 0, missing + 0 }' "$f")
+		read -r ready missing <<<"$verdict"
+		[ "$ready" -gt 0 ] || continue
+		logs=$((logs + 1))
+		starts=$((starts + ready))
+		[ "$missing" = 0 ] || bad+=("${f##*/}")
+	done
+	echo "$logs $starts"
+	[ ${#bad[@]} = 0 ] || printf '%s\n' "${bad[@]}"
+}
+
 run_recovery() {
-	local cfg=$1 name dir tests start rc locks attempts groups out
+	local cfg=$1 name dir tests start rc locks attempts groups out logs starts
+	local -a bad
 	IFS=/ read -r locks attempts groups <<<"$cfg"
 	name="recovery-${locks}-${attempts}-${groups}"
 	dir=$(scratch_dir "$name")
@@ -305,8 +443,25 @@ is( $node->safe_psql('postgres',
 		"SELECT insert_locks || '/' || insert_lock_attempts || '/' || fastpath_groups FROM walscale_settings"),
 	$ENV{WALSCALE_EXPECT}, 'walscale settings from TEMP_CONFIG');
 $node->stop;
+
+# a node that sets shared_preload_libraries itself, as 027_stream_regress.pl
+# does, keeps walscale (scripts/perl/WalscalePreload.pm) and its own library
+ok($WalscalePreload::active, 'WalscalePreload is loaded');
+my $own = PostgreSQL::Test::Cluster->new('own_libraries');
+$own->init;
+$own->append_conf('postgresql.conf', "shared_preload_libraries = 'pg_stat_statements'");
+$own->start;
+is($own->safe_psql('postgres', 'SHOW shared_preload_libraries'),
+	'walscale,pg_stat_statements', 'own shared_preload_libraries with walscale');
+$own->safe_psql('postgres', 'CREATE EXTENSION walscale');
+is( $own->safe_psql('postgres',
+		"SELECT insert_locks || '/' || insert_lock_attempts || '/' || fastpath_groups FROM walscale_settings"),
+	$ENV{WALSCALE_EXPECT}, 'walscale settings with own shared_preload_libraries');
+$own->stop;
 done_testing();
 PERL
+	mkdir -p "$dir/perl"
+	cp "$repo/scripts/perl/WalscalePreload.pm" "$dir/perl/"
 	if [ "$recovery_tests" = all ]; then
 		tests=$(cd "$dir/recovery" && ls t/0*.pl | tr '\n' ' ')
 	else
@@ -323,18 +478,22 @@ PERL
 	say "src/test/recovery at $cfg: $(echo "$tests" | wc -w) test files, $( [ "$recovery_tests" = all ] && echo 'about 6 minutes (more on a busy machine)' || echo 'about 3 minutes')"
 	start=$(date +%s)
 	rc=0
-	(
-		cd "$dir/recovery"
-		as_run_user env TESTLOGDIR="$dir/tmp_check/log" TESTDATADIR="$dir/tmp_check" \
-			PATH="$bin:$PATH" PG_TEST_PORT_DIR="$dir/portlock" \
-			PG_REGRESS="$build/src/test/regress/pg_regress" \
-			REGRESS_SHLIB="$build/src/test/regress/regress.so" \
-			share_contrib_dir="$PG_PATCHED/share/contrib" \
-			enable_injection_points=no with_ssl=no PG_TEST_EXTRA="" \
-			TEMP_CONFIG="$dir/temp_config" WALSCALE_EXPECT="$cfg" \
-			prove -I "$build/src/test/perl" -I "$dir/recovery" --timer -j "${PROVE_JOBS:-1}" $tests
-	) 2>&1 | tee "$dir/prove.out" || true
-	rc=${PIPESTATUS[0]}
+	# prove's status through the pipe (pipefail: tee's is 0)
+	{
+		(
+			cd "$dir/recovery" &&
+				as_run_user env TESTLOGDIR="$dir/tmp_check/log" TESTDATADIR="$dir/tmp_check" \
+					PATH="$bin:$PATH" PG_TEST_PORT_DIR="$dir/portlock" \
+					PG_REGRESS="$build/src/test/regress/pg_regress" \
+					REGRESS_SHLIB="$build/src/test/regress/regress.so" \
+					share_contrib_dir="$PG_PATCHED/share/contrib" \
+					enable_injection_points=no with_ssl=no PG_TEST_EXTRA="" \
+					TEMP_CONFIG="$dir/temp_config" WALSCALE_EXPECT="$cfg" \
+					PERL5LIB="$dir/perl:$build/src/test/perl" PERL5OPT="-MWalscalePreload" \
+					prove -I "$build/src/test/perl" -I "$dir/recovery" --timer -j "${PROVE_JOBS:-1}" $tests
+		) 2>&1 | tee "$dir/prove.out"
+	} || rc=$?
+	[ $rc = 0 ] || say "prove exited with status $rc"
 	grep -q '^Result: PASS' "$dir/prove.out" || rc=1
 	out=$(sed -n 's/^Files=\([0-9]*\), Tests=\([0-9]*\),.*/\1 files, \2 tests/p' "$dir/prove.out")
 	if [ $rc = 0 ]; then
@@ -342,8 +501,26 @@ PERL
 	else
 		record "recovery" "$cfg" FAIL "${out:-did not finish}" "$(elapsed "$start")"
 		for f in "$dir"/tmp_check/log/regress_log_*; do
-			grep -q 'not ok' "$f" 2>/dev/null && { echo "==== $f"; grep -B3 -A12 'not ok' "$f" | head -n 60; }
+			grep -q 'not ok' "$f" 2>/dev/null || continue
+			echo "==== $f"
+			# sed reads to the end: head would end grep by SIGPIPE
+			grep -B3 -A12 'not ok' "$f" | sed -n 1,60p
 		done
+	fi
+
+	# walscale was loaded at every start of every node
+	{
+		read -r logs starts || true
+		mapfile -t bad
+	} < <(check_node_logs "$dir/tmp_check/log")
+	if [ "${logs:-0}" = 0 ]; then
+		record "walscale on every node" "$cfg" FAIL "no node log shows a start" 0
+	elif [ ${#bad[@]} = 0 ]; then
+		record "walscale on every node" "$cfg" ok "$logs node logs, $starts starts" 0
+	else
+		say "node logs with a start without walscale's \"LOG:  walscale: \" line, in $dir/tmp_check/log:"
+		printf '    %s\n' "${bad[@]}"
+		record "walscale on every node" "$cfg" FAIL "without walscale: ${bad[*]:0:3}$([ ${#bad[@]} -le 3 ] || echo " and $((${#bad[@]} - 3)) more")" 0
 	fi
 }
 
@@ -358,18 +535,22 @@ run_robustness() {
 	[ "$(id -u)" = 0 ] && chown -R "$run_user" "$dir"
 	say "walscale robustness tests t/1NN_*.pl, long settings: about 15 minutes"
 	start=$(date +%s)
-	(
-		cd "$dir"
-		as_run_user env TESTLOGDIR="$dir/tmp_check/log" TESTDATADIR="$dir/tmp_check" \
-			PATH="$bin:$PATH" PG_REGRESS="$pgxs_dir/src/test/regress/pg_regress" \
-			WALSCALE_POSTMASTER_KILLS=${WALSCALE_POSTMASTER_KILLS:-25} \
-			WALSCALE_BACKEND_KILLS=${WALSCALE_BACKEND_KILLS:-25} \
-			WALSCALE_LOOP_SECONDS=${WALSCALE_LOOP_SECONDS:-90} \
-			WALSCALE_LOAD_SECONDS=${WALSCALE_LOAD_SECONDS:-60} \
-			WALSCALE_TEST_TIME_LIMIT=${WALSCALE_TEST_TIME_LIMIT:-3600} \
-			prove -I "$pgxs_dir/src/test/perl" --timer t/1*.pl
-	) 2>&1 | tee "$dir/prove.out" || true
-	rc=${PIPESTATUS[0]}
+	rc=0
+	# prove's status through the pipe (pipefail: tee's is 0)
+	{
+		(
+			cd "$dir" &&
+				as_run_user env TESTLOGDIR="$dir/tmp_check/log" TESTDATADIR="$dir/tmp_check" \
+					PATH="$bin:$PATH" PG_REGRESS="$pgxs_dir/src/test/regress/pg_regress" \
+					WALSCALE_POSTMASTER_KILLS=${WALSCALE_POSTMASTER_KILLS:-25} \
+					WALSCALE_BACKEND_KILLS=${WALSCALE_BACKEND_KILLS:-25} \
+					WALSCALE_LOOP_SECONDS=${WALSCALE_LOOP_SECONDS:-90} \
+					WALSCALE_LOAD_SECONDS=${WALSCALE_LOAD_SECONDS:-60} \
+					WALSCALE_TEST_TIME_LIMIT=${WALSCALE_TEST_TIME_LIMIT:-3600} \
+					prove -I "$pgxs_dir/src/test/perl" --timer t/1*.pl
+		) 2>&1 | tee "$dir/prove.out"
+	} || rc=$?
+	[ $rc = 0 ] || say "prove exited with status $rc"
 	grep -q '^Result: PASS' "$dir/prove.out" || rc=1
 	out=$(sed -n 's/^Files=\([0-9]*\), Tests=\([0-9]*\),.*/\1 files, \2 tests/p' "$dir/prove.out")
 	if [ $rc = 0 ]; then
@@ -401,8 +582,13 @@ sanitizer_verdict() {
 		head -n 40 "$f"
 		rc=1
 	done
+	# every matching line, into a file: grep's status is 2 when a log is
+	# missing, and grep | head would end grep by SIGPIPE
 	# shellcheck disable=SC2086
-	if grep -E 'ERROR: AddressSanitizer|runtime error:|TRAP:|terminated by signal' $logs 2>/dev/null | head -n 20; then
+	grep -E 'ERROR: AddressSanitizer|runtime error:|TRAP:|terminated by signal' $logs \
+		>"$dir/sanitizer-lines" 2>/dev/null || true
+	if [ -s "$dir/sanitizer-lines" ]; then
+		head -n 20 "$dir/sanitizer-lines"
 		rc=1
 	fi
 	if [ $rc = 0 ]; then
@@ -453,6 +639,7 @@ run_memcheck() {
 			echo "fsync = off"
 			config_lines "$cfg"
 		} | as_run_user tee -a "$dir/data/postgresql.conf" >/dev/null
+		stop_on_exit "$PG_ASAN/bin" "$dir/data"
 		as_run_user env $(asan_env "$dir") "$PG_ASAN/bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" \
 			-w -t 300 start >/dev/null ||
 			{ tail -n 20 "$dir/server.log"; record "memcheck start" "$cfg" FAIL "server did not start" 0; continue; }
@@ -465,7 +652,7 @@ run_memcheck() {
 			--host="$dir" --port="$port" --max-concurrent-tests=20 \
 			--schedule="$PG_ASAN/build/src/test/regress/parallel_schedule" \
 			>"$dir/regress.out" 2>&1 || rc=$?
-		grep -E '^(# All|# [0-9]+ of|not ok)' "$dir/regress.out" | sed 's/^/    /'
+		show_results "$dir/regress.out"
 		record "regress (ASan/UBSan)" "$cfg" "$([ $rc = 0 ] && echo ok || echo FAIL)" \
 			"$(regress_counts "$dir/regress.out")" "$(elapsed "$start")"
 		[ $rc = 0 ] || { [ -f "$dir/regress/regression.diffs" ] && head -n 60 "$dir/regress/regression.diffs"; }
@@ -477,7 +664,7 @@ run_memcheck() {
 			--schedule="$PG_ASAN/build/src/test/isolation/isolation_schedule" \
 			prepared-transactions prepared-transactions-cic \
 			>"$dir/isolation.out" 2>&1 || rc=$?
-		grep -E '^(# All|# [0-9]+ of|not ok)' "$dir/isolation.out" | sed 's/^/    /'
+		show_results "$dir/isolation.out"
 		record "isolation (ASan/UBSan)" "$cfg" "$([ $rc = 0 ] && echo ok || echo FAIL)" \
 			"$(regress_counts "$dir/isolation.out")" "$(elapsed "$start")"
 		# walscale's views at these settings, a checkpoint, and a shutdown
@@ -509,7 +696,7 @@ run_memcheck() {
 		--inputdir="$run" --outputdir="$run" --bindir="$PG_ASAN/bin" \
 		--temp-instance="$run/tmp_check" --temp-config="$run/walscale.conf" \
 		$(cd "$repo/sql" && ls *.sql | sed 's/\.sql$//') >"$dir/walscale.out" 2>&1 || rc=$?
-	grep -E '^(# All|# [0-9]+ of|not ok)' "$dir/walscale.out" | sed 's/^/    /'
+	show_results "$dir/walscale.out"
 	record "walscale sql (ASan/UBSan)" "$conf" "$([ $rc = 0 ] && echo ok || echo FAIL)" \
 		"$(regress_counts "$dir/walscale.out")" "$(elapsed "$start")"
 	[ $rc = 0 ] || { [ -f "$run/regression.diffs" ] && head -n 60 "$run/regression.diffs"; }
@@ -524,40 +711,36 @@ trim() {
 
 # valgrind: scripts/test-valgrind.sh, its result lines recorded here.
 run_valgrind() {
-	local dir start line what cfg status detail secs
+	local dir start line what cfg status detail secs rc=0
 	dir=$(scratch_dir valgrind-run)
 	say "valgrind: walscale's pg_regress suite and a WAL load under valgrind's memcheck"
 	start=$(date +%s)
-	"$repo/scripts/test-valgrind.sh" 2>&1 | tee "$dir/test-valgrind.out" | grep -v '^test-valgrind: result:' || true
+	# test-valgrind.sh's status through the pipe (pipefail: the others' are 0)
+	{
+		"$repo/scripts/test-valgrind.sh" 2>&1 | tee "$dir/test-valgrind.out" |
+			{ grep -v '^test-valgrind: result:' || true; }
+	} || rc=$?
 	while IFS= read -r line; do
 		IFS='|' read -r what cfg status detail secs <<<"${line#test-valgrind: result: }"
 		record "$(trim "$what") (valgrind)" "$(trim "$cfg")" "$(trim "$status")" "$(trim "$detail")" "$(trim "$secs")"
 	done < <(grep '^test-valgrind: result:' "$dir/test-valgrind.out")
 	grep -q '^test-valgrind: all checks passed' "$dir/test-valgrind.out" ||
 		record "valgrind" "-" FAIL "see $dir/test-valgrind.out" "$(elapsed "$start")"
+	[ $rc = 0 ] ||
+		record "test-valgrind.sh" "-" FAIL "exit status $rc" "$(elapsed "$start")"
 }
 
 say "mode $mode: $suites; expected duration $expected"
 if has_suite regress || has_suite isolation; then
-	for cfg in $suite_configs; do run_regress_isolation "$cfg"; done
+	for cfg in $suite_configs; do run_suite "regress+isolation" "$cfg" run_regress_isolation "$cfg"; done
 fi
 if has_suite recovery; then
-	for cfg in $recovery_configs; do run_recovery "$cfg"; done
+	for cfg in $recovery_configs; do run_suite "recovery" "$cfg" run_recovery "$cfg"; done
 fi
-has_suite robustness && run_robustness
-has_suite memcheck && run_memcheck
-has_suite valgrind && run_valgrind
+if has_suite robustness; then run_suite "walscale t/1NN" "long" run_robustness; fi
+if has_suite memcheck; then run_suite "memcheck" "-" run_memcheck; fi
+if has_suite valgrind; then run_suite "valgrind" "-" run_valgrind; fi
 
-echo
-echo "test-postgres: summary ($mode mode, $(elapsed "$t_start")s; configuration = insert_locks/attempts/fastpath_groups)"
-printf '  %s\n' "${results[@]}"
-if [ "$mode" = ci ]; then
-	echo "test-postgres: not in CI (make test-postgres SUITES_MODE=full): regress and isolation at the other"
-	echo "  four combinations, src/test/recovery at two more, the long robustness runs, ASan/UBSan and valgrind"
-fi
-if [ $failures = 0 ]; then
-	echo "test-postgres: all ${#results[@]} checks passed"
-else
-	echo "test-postgres: $failures of ${#results[@]} checks FAILED (outputs in $cache/run/)"
-	exit 1
-fi
+# finish (the EXIT trap) prints the summary and exits with the verdict
+finished=1
+exit 0

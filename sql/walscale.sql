@@ -1,10 +1,14 @@
 -- walscale's SQL surface, on a server started with walscale.conf
 CREATE EXTENSION walscale;
 
--- one row per insertion lock, numbered from 0
+-- one row per insertion lock, numbered from 0; counting since the server
+-- started (shared memory is set up just before pg_postmaster_start_time),
+-- the same time in both views
 SELECT count(*) AS locks, min(lock_id) AS first, max(lock_id) AS last,
-       count(DISTINCT stats_reset) AS reset_times
-FROM walscale_stats;
+       bool_and(s.stats_reset BETWEEN pg_postmaster_start_time() - interval '10 minutes'
+                                  AND pg_postmaster_start_time()) AS since_start,
+       bool_and(s.stats_reset = f.stats_reset) AS same_in_fastpath
+FROM walscale_stats s, walscale_fastpath f;
 
 -- the settings in effect are those of walscale.conf
 SELECT core_version >= 1 AS patched, insert_locks, insert_lock_attempts,
@@ -14,30 +18,46 @@ FROM walscale_settings;
 SELECT groups_per_backend, slots_per_backend
 FROM walscale_fastpath;
 
--- every WAL record written by this backend is counted at least once
-SELECT sum(acquisitions) AS acquired_before FROM walscale_stats \gset
+-- every WAL record written by this backend is counted at least once, at
+-- the first try on its preferred lock, its ProcNumber modulo the number of
+-- locks (nothing else contends with it here)
+SELECT s AS procnumber FROM pg_stat_get_backend_idset() AS s
+WHERE pg_stat_get_backend_pid(s) = pg_backend_pid() \gset
+SELECT sum(acquisitions) AS acquired_before,
+       array_agg(first_try ORDER BY lock_id) AS first_try_before
+FROM walscale_stats \gset
 SELECT count(pg_logical_emit_message(false, 'walscale', 'record ' || i))
 FROM generate_series(1, 500) AS i;
 SELECT sum(acquisitions) - :acquired_before >= 500 AS counted
 FROM walscale_stats;
-SELECT bool_and(first_try <= acquisitions) AS first_try_within,
-       bool_and(blocking_waits <= acquisitions) AS waits_within,
-       bool_and(blocked_ms >= 0) AS time_nonnegative
-FROM walscale_stats;
+SELECT lock_id = :procnumber % (SELECT insert_locks FROM walscale_settings)
+         AS preferred_lock,
+       first_try - (:'first_try_before'::bigint[])[lock_id + 1] >= 500
+         AS at_first_try
+FROM walscale_stats
+ORDER BY first_try - (:'first_try_before'::bigint[])[lock_id + 1] DESC, lock_id
+LIMIT 1;
 
--- CHECKPOINT takes every lock once
+-- CHECKPOINT takes every lock at once
+SELECT array_agg(exclusive_acquisitions ORDER BY lock_id) AS exclusive_before
+FROM walscale_stats \gset
 CHECKPOINT;
-SELECT count(*) FILTER (WHERE exclusive_acquisitions > 0) AS locks_taken_exclusively
+SELECT count(*) FILTER (WHERE exclusive_acquisitions
+                              - (:'exclusive_before'::bigint[])[lock_id + 1] >= 1)
+         AS locks_taken_exclusively
 FROM walscale_stats;
 
--- a reset starts every counter afresh and records when
+-- a reset starts every counter afresh and records when: the time it was
+-- called, not an older one
+SELECT clock_timestamp() AS before_reset \gset
 SELECT walscale_reset() AS reset_at \gset
+SELECT :'reset_at'::timestamptz >= :'before_reset'::timestamptz
+       AND :'reset_at'::timestamptz <= clock_timestamp() AS reset_time_now;
 SELECT bool_and(stats_reset = :'reset_at') AS same_time,
        sum(acquisitions) < 50 AS few_since,
        sum(exclusive_acquisitions) = 0 AS no_exclusive
 FROM walscale_stats;
 SELECT stats_reset = :'reset_at' AS fastpath_reset FROM walscale_fastpath;
-SELECT overflows AS overflows_after_reset FROM walscale_fastpath;
 
 -- a transaction that locks more relations than its 16 slots overflows
 DO $$
@@ -57,6 +77,9 @@ SELECT count(*) AS fastpath_locks_held
 FROM pg_locks WHERE pid = pg_backend_pid() AND fastpath AND locktype = 'relation';
 COMMIT;
 SELECT overflows >= 40 - 16 AS overflowed FROM walscale_fastpath;
+-- and a reset starts the overflow count afresh
+SELECT walscale_reset() IS NOT NULL AS reset;
+SELECT overflows AS overflows_after_reset FROM walscale_fastpath;
 DO $$
 BEGIN
   FOR i IN 1..40 LOOP

@@ -1,9 +1,11 @@
 
 # Copyright (c) 2026, walscale developers
 
-# WAL insertion locks at 1, 8, 64 and 1024: a concurrent WAL-heavy pgbench
-# runs while checkpoints, WAL switches and base backups take every insertion
-# lock at once, then the counters of walscale_stats must add up.
+# WAL insertion locks at 1, 8, 64 and 1024: each backend must insert
+# through its preferred lock, its ProcNumber modulo the number of locks, so
+# that up to that many backends insert at once; then a concurrent WAL-heavy
+# pgbench runs while checkpoints, WAL switches and base backups take every
+# insertion lock at once, and the counters of walscale_stats must add up.
 
 use strict;
 use warnings FATAL => 'all';
@@ -22,6 +24,11 @@ my $rows_per_xact = 100;
 # WAL records written by one backend for the counting check
 my $records = 1000;
 
+# sessions open at once for the preferred-lock check, and the WAL records
+# each of them writes
+my $sessions = 20;
+my $session_records = 50;
+
 # seconds of background load for each lock count
 my $load_seconds = 6;
 my $load_clients = 8;
@@ -37,6 +44,60 @@ max_wal_size = 256MB
 log_statement = none
 include = 'walscale_case.conf'
 });
+
+# Open $sessions sessions at once, so that they have distinct ProcNumbers,
+# then let each in turn write WAL records alone: all must be inserted
+# through its preferred lock, ProcNumber % $locks, at the first try.  Returns
+# the number of distinct locks the sessions inserted through, and the number
+# of distinct values of ProcNumber % $locks among them.
+sub check_preferred_locks
+{
+	my ($name, $locks) = @_;
+	my @open;
+	my %used;
+	my %residues;
+
+	push @open, $node->background_psql('postgres') for 1 .. $sessions;
+	my $first_try_query =
+	  q{SELECT string_agg(first_try::text, ',' ORDER BY lock_id) FROM walscale_stats};
+	my $misplaced = 0;
+	foreach my $session (@open)
+	{
+		my $procnumber = $session->query_safe(
+			q{SELECT s FROM pg_stat_get_backend_idset() AS s
+WHERE pg_stat_get_backend_pid(s) = pg_backend_pid()});
+		my @before = split /,/, $session->query_safe($first_try_query);
+		$session->query_safe(
+			qq{SELECT count(pg_logical_emit_message(false, 'walscale', 'preferred ' || i))
+FROM generate_series(1, $session_records) AS i});
+		my @after = split /,/, $session->query_safe($first_try_query);
+		die "walscale_stats has not $locks rows"
+		  unless @before == $locks && @after == $locks;
+
+		# the lock whose first_try grew most, and the growth elsewhere
+		my @grew = map { $after[$_] - $before[$_] } 0 .. $locks - 1;
+		my ($top) = sort { $grew[$b] <=> $grew[$a] || $a <=> $b } 0 .. $locks - 1;
+		my $elsewhere = 0;
+		$elsewhere += $grew[$_] for grep { $_ != $top } 0 .. $locks - 1;
+		my $preferred = $procnumber % $locks;
+		$used{$top} = 1;
+		$residues{$preferred} = 1;
+		if ($top != $preferred
+			|| $grew[$top] < $session_records
+			|| $elsewhere >= $session_records)
+		{
+			diag("$name: ProcNumber $procnumber wrote $session_records records; "
+				  . "first_try grew by $grew[$top] on lock $top (preferred $preferred), "
+				  . "by $elsewhere on the others");
+			$misplaced++;
+		}
+	}
+	$_->quit for @open;
+	is($misplaced, 0,
+		"$name: each of $sessions sessions inserted through lock ProcNumber % $locks, at the first try"
+	);
+	return (scalar keys %used, scalar keys %residues);
+}
 
 # the settings of one case, in a file postgresql.conf includes
 sub set_case
@@ -93,6 +154,20 @@ CREATE INDEX wal_load_id ON wal_load (id);
 	is($node->safe_psql('postgres', 'SHOW walscale.insert_locks'),
 		$locks, "$name: SHOW walscale.insert_locks");
 
+	my ($distinct, $residues) = check_preferred_locks($name, $locks);
+	is($distinct, $residues,
+		"$name: the sessions inserted through as many locks as they prefer ($distinct)"
+	);
+	if ($locks > 8)
+	{
+		# Distinct ProcNumbers below max_connections (100) leave at least 10
+		# distinct values modulo 64; PostgreSQL's own choice, ProcNumber % 8,
+		# would stop at 8 locks.
+		cmp_ok($distinct, '>', 8,
+			"$name: more than 8 locks took insertions from $sessions sessions"
+		);
+	}
+
 	$node->safe_psql('postgres', 'SELECT walscale_reset()');
 
 	# WAL-heavy load in the background ...
@@ -148,7 +223,7 @@ FROM walscale_stats}),
 		"$name: acquisitions count at least the heap insert, index insert and heap delete of every row"
 	);
 
-	is($node->safe_psql('postgres', inconsistent_locks_query($attempts)),
+	is($node->safe_psql('postgres', inconsistent_locks_query($attempts, $locks)),
 		'0',
 		"$name: per-lock counters are consistent");
 
@@ -167,6 +242,8 @@ SELECT sum(acquisitions) FROM walscale_stats;
 	);
 
 	my $log = slurp_file($node->logfile, $log_offset);
+	like($log, qr/\bLOG:  walscale: /,
+		"$name: the server logs a line about walscale at start");
 	unlike(
 		$log,
 		qr/too many LWLocks taken/,

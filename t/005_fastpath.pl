@@ -130,13 +130,34 @@ cmp_ok(
 	$tables - $slots,
 	"$name: at least $tables - $slots overflows counted");
 
-my $reset = $node->safe_psql('postgres', 'SELECT walscale_reset()');
-is( $node->safe_psql(
-		'postgres',
-		"SELECT overflows = 0, stats_reset = '$reset' FROM walscale_fastpath"
-	),
-	't|t',
+# a reset, with overflows counted before it, starts the count afresh and
+# records the time it was called
+my ($before_reset, $after_reset, $reset_in_time) = split /\|/,
+  $node->safe_psql(
+	'postgres', q{
+SELECT overflows AS overflows_before_reset, clock_timestamp() AS before_reset
+FROM walscale_fastpath \gset
+SELECT walscale_reset() AS reset_at \gset
+SELECT :overflows_before_reset, overflows,
+       stats_reset = :'reset_at'
+       AND :'reset_at'::timestamptz BETWEEN :'before_reset' AND clock_timestamp()
+FROM walscale_fastpath;
+});
+cmp_ok($before_reset, '>=', $tables - $slots,
+	"$name: the overflows are still counted before a reset");
+is($after_reset, '0',
 	"$name: walscale_reset() starts the overflow count afresh");
+is($reset_in_time, 't',
+	"$name: walscale_fastpath.stats_reset is the time walscale_reset() was called"
+);
+
+# counting goes on from the reset, not from where it was before it
+lock_tables();
+my (undef, undef, $overflows_again) = fastpath_row();
+cmp_ok($overflows_again, '>=', $tables - $slots,
+	"$name: the same transaction after the reset counts its overflows again");
+cmp_ok($overflows_again, '<', $before_reset + $tables - $slots,
+	"$name: counted from the reset");
 
 # 2. 0: derived from max_locks_per_transaction, as PostgreSQL does
 $name = 'fastpath_groups = 0';

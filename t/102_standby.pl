@@ -110,15 +110,19 @@ is( $primary->safe_psql('postgres',
 
 # promotion: the end of recovery takes all locks; afterwards the new primary
 # writes at 1024 locks and the other standby still follows the old one
+my $rows_query = 'SELECT count(*) FROM walbig';
+my $primary_rows = $primary->safe_psql('postgres', $rows_query);
 $standby->promote;
 is($standby->safe_psql('postgres', 'SELECT pg_is_in_recovery()'),
 	'f', 'standby_1024 promoted');
+is($standby->safe_psql('postgres', $rows_query),
+	$primary_rows, 'the promoted standby has as many rows as the primary');
 $standby->safe_psql('postgres', q{
 INSERT INTO walbig (client, pad) SELECT -1, 'after promotion' FROM generate_series(1, 1000);
 CHECKPOINT;});
-is( $standby->safe_psql('postgres',
-		q{SELECT count(*) FROM walbig WHERE client = -1}),
-	'1000', 'the promoted standby takes writes');
+is( $standby->safe_psql('postgres', $rows_query),
+	$primary->safe_psql('postgres', $rows_query) + 1000,
+	'the promoted standby takes writes: 1000 rows more than the primary');
 cmp_ok(
 	$standby->safe_psql('postgres', 'SELECT timeline_id FROM pg_control_checkpoint()'),
 	'>=', 2, 'the promoted standby is on a new timeline');
@@ -131,8 +135,11 @@ is( $standby->safe_psql('postgres',
 
 $primary->safe_psql('postgres', "INSERT INTO walbig (client, pad) VALUES (-2, 'after')");
 $primary->wait_for_replay_catchup($standby1);
-is($standby1->safe_psql('postgres', 'SELECT count(*) FROM walbig WHERE client = -2'),
-	'1', 'standby_1 still follows the old primary');
+my $primary_after = $primary->safe_psql('postgres', $fingerprint);
+is($standby1->safe_psql('postgres', $fingerprint),
+	$primary_after, 'standby_1 still follows the old primary: same data');
+isnt($primary_after, $expected,
+	'(the old primary has written since the first comparison)');
 
 for my $n ($primary, $standby, $standby1)
 {

@@ -179,13 +179,28 @@ is(scalar @strange, 0, 'every stats_reset the monitor saw was returned by a rese
 is( $node->safe_psql('postgres',
 		q{SELECT to_char(min(stats_reset), 'YYYY-MM-DD HH24:MI:SS.US') FROM walscale_stats}),
 	$latest, 'stats_reset is the latest reset returned');
-my $final = $node->safe_psql('postgres',
-	q{SELECT to_char(walscale_reset(), 'YYYY-MM-DD HH24:MI:SS.US')});
-my ($sum, $reset_after) = split /\|/, $node->safe_psql('postgres',
+# the clock read just before and just after a reset bound the time it
+# returns, and both views then report that time: a reset that kept an older
+# stats_reset, or returned one, fails here
+my ($final, $in_time, $both_views) = split /\|/, $node->safe_psql(
+	'postgres', q{
+SELECT clock_timestamp() AS before_reset \gset
+SELECT walscale_reset() AS final_reset \gset
+SELECT clock_timestamp() AS after_reset \gset
+SELECT to_char(:'final_reset'::timestamptz, 'YYYY-MM-DD HH24:MI:SS.US'),
+       :'final_reset'::timestamptz BETWEEN :'before_reset' AND :'after_reset',
+       (SELECT min(stats_reset) = :'final_reset' AND max(stats_reset) = :'final_reset'
+        FROM walscale_stats)
+       AND (SELECT stats_reset = :'final_reset' FROM walscale_fastpath);
+});
+cmp_ok($final, 'gt', $latest, 'a last reset returns a later time than all before it');
+is($in_time, 't', 'it returns the time it was called, between the clock readings around it');
+is($both_views, 't', 'and both views report that time');
+my ($sum, $blocked_ms) = split /\|/, $node->safe_psql('postgres',
 	q{SELECT sum(acquisitions + failed_attempts + blocking_waits + exclusive_acquisitions + flush_waits),
-	         to_char(min(stats_reset), 'YYYY-MM-DD HH24:MI:SS.US') FROM walscale_stats});
+	         round(sum(blocked_ms)) FROM walscale_stats});
 cmp_ok($sum, '<', 100, "a reset with the load stopped brings the counters to about zero ($sum)");
-is($reset_after, $final, 'and records its time');
+cmp_ok($blocked_ms, '<', 100, "and the time slept ($blocked_ms ms)");
 my $fp = $node->safe_psql('postgres', 'SELECT overflows FROM walscale_fastpath');
 cmp_ok($fp, '<', 100, "the fast-path overflow count too ($fp)");
 

@@ -15,7 +15,8 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 
 our @EXPORT =
-  qw(stats_summary_query inconsistent_locks_query start_pgbench finish_pgbench);
+  qw(stats_summary_query inconsistent_locks_query reset_while_idle
+  start_pgbench finish_pgbench);
 
 # A file that hangs must fail, not stall the whole run until CI gives up (one
 # CI run sat 75 minutes in t/101): WALSCALE_TEST_TIME_LIMIT seconds (default
@@ -42,28 +43,93 @@ FROM walscale_stats};
 }
 
 # The number of locks whose counters contradict one another, for a server
-# at walscale.insert_lock_attempts = $attempts since the last reset: an
-# acquisition is a first try or a contended one, only a contended one can
-# sleep, a sleep is timed, and each contended acquisition fails between one
-# and $attempts conditional attempts (none when attempts are off).
+# at walscale.insert_lock_attempts = $attempts with $locks insertion locks
+# since the last reset ($locks: the number of rows of walscale_stats when
+# not given).  An acquisition is a first try or a contended one, and only a
+# contended one can sleep; a sleep is timed, and time is only counted for a
+# sleep.  The attempts in effect are min($attempts, $locks - 1), each on a
+# different lock: with none, no attempt fails and every contended
+# acquisition slept (PostgreSQL's own LWLockAcquire); with some, each
+# contended acquisition failed at least one attempt (its preferred lock) and
+# at most that many.
 sub inconsistent_locks_query
 {
-	my ($attempts) = @_;
+	my ($attempts, $locks) = @_;
 
 	die "attempts must be a non-negative integer"
 	  unless defined $attempts && $attempts =~ /^\d+$/;
+	die "locks must be a positive integer"
+	  if defined $locks && $locks !~ /^[1-9]\d*$/;
+	my $effective =
+	  defined $locks
+	  ? ($attempts < $locks - 1 ? $attempts : $locks - 1)
+	  : "least($attempts, (SELECT count(*) FROM walscale_stats) - 1)";
 	return qq{
 SELECT count(*) FROM walscale_stats
 WHERE acquisitions < 0 OR first_try < 0 OR failed_attempts < 0
    OR blocking_waits < 0 OR blocked_ms < 0 OR exclusive_acquisitions < 0
    OR flush_waits < 0
-   OR first_try > acquisitions
+   OR acquisitions - first_try < 0
    OR blocking_waits > acquisitions - first_try
    OR (blocking_waits = 0) <> (blocked_ms = 0)
-   OR CASE WHEN $attempts = 0 THEN failed_attempts <> 0
+   OR CASE WHEN $effective = 0
+           THEN failed_attempts <> 0
+                OR blocking_waits <> acquisitions - first_try
            ELSE failed_attempts NOT BETWEEN acquisitions - first_try
-                AND (acquisitions - first_try) * $attempts
+                AND (acquisitions - first_try) * $effective
       END};
+}
+
+# The counters of all locks summed (exclusive_acquisitions: its minimum
+# over the locks), and the number of locks with any counter not zero, as
+# "name=value" pairs in one line.
+my $counters_query = q{
+SELECT 'acquisitions=' || sum(acquisitions)
+       || ' first_try=' || sum(first_try)
+       || ' contended=' || sum(acquisitions - first_try)
+       || ' failed_attempts=' || sum(failed_attempts)
+       || ' blocking_waits=' || sum(blocking_waits)
+       || ' blocked_ms=' || sum(blocked_ms)
+       || ' exclusive_acquisitions=' || min(exclusive_acquisitions)
+       || ' flush_waits=' || sum(flush_waits)
+       || ' nonzero_locks=' || count(*) FILTER (WHERE
+            acquisitions <> 0 OR first_try <> 0 OR failed_attempts <> 0
+            OR blocking_waits <> 0 OR blocked_ms <> 0
+            OR exclusive_acquisitions <> 0 OR flush_waits <> 0)
+FROM walscale_stats};
+
+sub _parse_counters
+{
+	my ($line) = @_;
+	my %c = map { split /=/, $_, 2 } split / /, $line;
+	return \%c;
+}
+
+# With the server idle, reset and read every counter right after, in one
+# session: after a CHECKPOINT (so that every lock has been taken exclusively
+# since the last reset, and no checkpoint is under way), the same query
+# before and after the reset, so that the session finds its catalog entries
+# cached and writes no WAL in between.  Returns the counters before and
+# after the reset, as hashes of counter name => value (with nonzero_locks:
+# the locks with any counter not zero), and the time the reset returned.
+# Only a server with nothing else writing WAL (autovacuum = off, no
+# checkpoint due, no load) may be expected to read all zeros after it.
+sub reset_while_idle
+{
+	my ($node) = @_;
+
+	my $out = $node->safe_psql(
+		'postgres', qq{
+CHECKPOINT;
+$counters_query;
+SELECT 'reset_at=' || walscale_reset();
+$counters_query;
+});
+	my @lines = split /\n/, $out;
+	die "unexpected output: $out" unless @lines == 3;
+	my ($reset_at) = $lines[1] =~ /^reset_at=(.*)$/;
+	return (_parse_counters($lines[0]), _parse_counters($lines[2]),
+		$reset_at);
 }
 
 # Start pgbench in the background against $node: $clients clients for
