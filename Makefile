@@ -23,7 +23,7 @@ all install installcheck:
 	@exit 1
 endif
 
-.PHONY: postgres demo test test-postgres bench indent
+.PHONY: postgres demo test test-postgres bench bench-instructions indent mutate
 postgres:
 	scripts/build-postgres.sh
 	scripts/build-postgres.sh --stock
@@ -42,5 +42,14 @@ test-postgres:
 bench:
 	bench/run.sh $(BENCH_MODE)
 
+# the instruction counts of make bench alone, in a minute or two
+bench-instructions:
+	bench/instructions-only.sh
+
 indent:
 	scripts/pgindent.sh
+
+# Mutation testing (not run in CI): MUTATIONS="mutations/01-x.mutation ..."
+# runs some, default all; see mutations/README.md
+mutate:
+	scripts/mutate.sh $(MUTATIONS)

@@ -1,0 +1,575 @@
+#!/usr/bin/env bash
+# make mutate: mutation testing.  Each mutation (mutations/*.mutation, see
+# mutations/README.md) changes a few lines of the patched PostgreSQL source or
+# of walscale.c; the server or the extension is rebuilt incrementally, the
+# tests the mutation names are run against it, and the mutation is killed
+# (a test failed), survived (all passed) or stale (it no longer applies or
+# no longer builds).  The report goes to mutations/REPORT.md.
+#
+#   scripts/mutate.sh [MUTATION-FILE...]     (default: mutations/*.mutation)
+#   make mutate [MUTATIONS="mutations/01-x.mutation ..."]
+#
+# The server is the injection-points flavor of the patched server
+# (.pg/walscale-injection).  Its prefix and build tree are never written:
+# a copy of the build tree and of the installation is made once under
+# $WALSCALE_CACHE/mutate/<prefix name>/ and reused while the prefix stays the
+# same.  A mutation of a server file recompiles that file in the copy, relinks
+# postgres and installs it into the copy's installation (DESTDIR); a mutation
+# of walscale.c builds the extension from a scratch copy of the repository's
+# files.  Before any mutation, the tests that the mutations name are run once
+# on the unmutated server (the baseline); if one fails, nothing is mutated.
+#
+# Environment:
+#   MUTATE_TIME_LIMIT   seconds for one mutation's tests, all together
+#                       (default 600); past it the mutation is killed
+#                       (timeout).  Each TAP file gets what is left as
+#                       WALSCALE_TEST_TIME_LIMIT.
+#   MUTATE_REPORT       where to write the report (default
+#                       mutations/REPORT.md; empty: no report)
+#   MUTATE_SKIP_BASELINE=1  skip the baseline run (for debugging this script
+#                       only: a mutation run on a red suite proves nothing)
+#   MUTATE_PREFIX       the server installation to mutate instead of the
+#                       injection flavor (it must have its build tree in
+#                       PREFIX/build, as scripts/build-postgres.sh leaves it)
+#   JOBS                parallel make jobs for the rebuilds (default 2)
+#
+# Exit status: 0 when every mutation was killed, 1 when one survived or is
+# stale, 2 on a usage or setup error or a malformed mutation file, 3 when the
+# baseline run failed.
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+# make mutate runs this under make: the rebuilds below are top-level makes
+unset MAKELEVEL MAKEFLAGS MFLAGS
+
+jobs=${JOBS:-2}
+time_limit=${MUTATE_TIME_LIMIT:-600}
+report=${MUTATE_REPORT-$repo/mutations/REPORT.md}
+[[ "$time_limit" =~ ^[1-9][0-9]*$ ]] || { echo "mutate: MUTATE_TIME_LIMIT must be a positive number of seconds" >&2; exit 2; }
+
+log() { echo "mutate: $*" >&2; }
+die() { echo "mutate: $*" >&2; exit 2; }
+
+# The find/replace applier.  perl is there wherever PostgreSQL's TAP tests
+# run.  Modes:
+#   parse MUTATION             check the file's syntax; print the file: and
+#                              tests: values and the description, a line each
+#   apply MUTATION FILE IN OUT apply the blocks to IN (whose path relative to
+#                              its tree is FILE), write the result to OUT
+#                              (- to check only)
+# Exit status: 0, 1 when a find text does not occur exactly once (stale),
+# 2 when the mutation file is malformed.
+read -r -d '' applier <<'PERL' || true
+use strict;
+use warnings;
+
+my ($mode, $mutation, @args) = @ARGV;
+my ($name) = $mutation =~ m{([^/]+?)(?:\.mutation)?$};
+
+sub malformed
+{
+	print STDERR "mutation $name: $mutation: @_\n";
+	exit 2;
+}
+
+open(my $fh, '<', $mutation) or malformed("cannot read it: $!");
+my @lines = <$fh>;
+close $fh;
+
+my (%header, @description, @blocks, $part);
+my $n = 0;
+foreach my $line (@lines)
+{
+	$n++;
+	$line =~ s/\n\z//;
+	if ($line =~ /^@@/)
+	{
+		if ($line eq '@@ find')
+		{
+			push @blocks, { find => [], line => $n };
+			$part = 'find';
+		}
+		elsif ($line eq '@@ replace')
+		{
+			malformed("line $n: \"\@\@ replace\" without an \"\@\@ find\" before it")
+			  unless @blocks && $part eq 'find';
+			$blocks[-1]{replace} = [];
+			$part = 'replace';
+		}
+		else
+		{
+			malformed("line $n: \"$line\" is neither \"\@\@ find\" nor \"\@\@ replace\"");
+		}
+		next;
+	}
+	if (!@blocks)
+	{
+		next if $line =~ /^\s*$/;
+		if ($line =~ /^#\s?(.*)$/)
+		{
+			push @description, $1;
+			next;
+		}
+		if ($line =~ /^(file|tests):\s*(.*?)\s*$/)
+		{
+			malformed("line $n: a second \"$1:\" line") if exists $header{$1};
+			$header{$1} = $2;
+			next;
+		}
+		malformed("line $n: before the first \"\@\@ find\", only \"# ...\", \"file: ...\" and \"tests: ...\" lines may come");
+	}
+	push @{ $blocks[-1]{$part} }, $line;
+}
+
+foreach my $h ('file', 'tests')
+{
+	malformed("no \"$h:\" line") unless defined $header{$h} && $header{$h} ne '';
+}
+malformed("file: \"$header{file}\" must be walscale.c or a .c file under src/ of the PostgreSQL tree")
+  unless $header{file} eq 'walscale.c'
+  || ($header{file} =~ m{^src/[A-Za-z0-9_./-]+\.c$} && $header{file} !~ m{(^|/)\.\.?/});
+foreach my $t (split ' ', $header{tests})
+{
+	malformed("tests: \"$t\" is neither regress nor t/NNN_name.pl")
+	  unless $t eq 'regress' || $t =~ m{^t/\d{3}_[A-Za-z0-9_]+\.pl$};
+}
+malformed("no \"\@\@ find\" block") unless @blocks;
+
+# A block's text is its lines joined by newlines, without a newline after
+# the last one and without trailing blank lines.
+sub text
+{
+	my @l = @{ $_[0] };
+	pop @l while @l && $l[-1] =~ /^\s*$/;
+	return join("\n", @l);
+}
+foreach my $b (@blocks)
+{
+	malformed("line $b->{line}: \"\@\@ find\" without an \"\@\@ replace\" after it")
+	  unless defined $b->{replace};
+	$b->{find_text} = text($b->{find});
+	$b->{replace_text} = text($b->{replace});
+	malformed("line $b->{line}: the find text is empty") if $b->{find_text} eq '';
+	malformed("line $b->{line}: the replacement is the find text itself")
+	  if $b->{find_text} eq $b->{replace_text};
+}
+
+if ($mode eq 'parse')
+{
+	print "$header{file}\n$header{tests}\n", join(' ', @description), "\n";
+	exit 0;
+}
+
+die "usage: apply MUTATION FILE IN OUT\n" unless $mode eq 'apply' && @args == 3;
+my ($file, $in, $out) = @args;
+open($fh, '<', $in) or die "mutation $name: cannot read $in: $!\n";
+my $text = do { local $/; <$fh> };
+close $fh;
+
+# Blocks apply in order, each to the text the ones before it left.
+for my $i (0 .. $#blocks)
+{
+	my $find = $blocks[$i]{find_text};
+	my ($count, $at, $pos) = (0, undef, -1);
+	while (($pos = index($text, $find, $pos + 1)) >= 0)
+	{
+		$count++;
+		$at //= $pos;
+	}
+	if ($count != 1)
+	{
+		print STDERR "mutation $name: find text occurs $count times in $file",
+		  (@blocks > 1 ? " (block " . ($i + 1) . " of " . scalar(@blocks) . ", line $blocks[$i]{line})" : ''),
+		  "\n";
+		exit 1;
+	}
+	substr($text, $at, length($find)) = $blocks[$i]{replace_text};
+}
+exit 0 if $out eq '-';
+open($fh, '>', "$out.tmp") or die "mutation $name: cannot write $out.tmp: $!\n";
+print $fh $text;
+close($fh) or die "mutation $name: cannot write $out.tmp: $!\n";
+rename("$out.tmp", $out) or die "mutation $name: cannot rename $out.tmp: $!\n";
+exit 0;
+PERL
+
+applier() { perl -e "$applier" -- "$@"; }
+
+# --- the mutations -----------------------------------------------------------
+
+selection="those given on the command line"
+if [ $# = 0 ]; then
+	set -- "$repo"/mutations/*.mutation
+	[ -f "$1" ] || die "no mutations/*.mutation"
+	selection="all of mutations/*.mutation"
+fi
+names=() files=() tests=() descs=() paths=()
+for m in "$@"; do
+	[ -f "$m" ] || die "no mutation file $m"
+	out=$(applier parse "$m") || exit 2
+	mapfile -t fields <<<"$out"
+	name=$(basename "$m" .mutation)
+	for seen in "${names[@]}"; do
+		[ "$seen" != "$name" ] || die "mutation $name is given twice"
+	done
+	names+=("$name")
+	paths+=("$(readlink -f "$m")")
+	files+=("${fields[0]}")
+	tests+=("${fields[1]}")
+	descs+=("${fields[2]:-}")
+done
+count=${#names[@]}
+
+# --- the server ----------------------------------------------------------------
+
+if [ -n "${MUTATE_PREFIX:-}" ]; then
+	prefix=$(readlink -f "$MUTATE_PREFIX")
+else
+	# lib.sh builds the flavor if it is missing and links it into .pg/
+	if declare -F ensure_injection_server >/dev/null; then
+		ensure_injection_server >&2
+	fi
+	[ -e "$repo/.pg/walscale-injection" ] ||
+		die "no injection-points server at .pg/walscale-injection (scripts/build-postgres.sh --flavor injection -- ... builds it)"
+	prefix=$(readlink -f "$repo/.pg/walscale-injection")
+fi
+[ -f "$prefix/.complete" ] || die "$prefix is not a complete build"
+[ -f "$prefix/build/src/Makefile.global" ] || die "$prefix has no build tree in $prefix/build"
+
+ensure_run_user
+work="$cache/mutate/$(basename "$prefix")"
+mkdir -p "$work"
+exec 8>"$cache/mutate/.lock"
+flock -n 8 || { log "another mutate run holds $cache/mutate/.lock; waiting"; flock 8; }
+
+build="$work/build"           # the copy of the build tree
+pristine="$work/pristine"     # the unmutated server files mutations touched
+destdir="$work/install"       # the copy of the installation, as DESTDIR
+pg="$destdir$prefix"          # ... and the server's prefix in it
+logs="$work/logs"
+
+# The copy is made once per build of the prefix: its .complete stamp says which.
+stamp="$prefix $(stat -c %Y "$prefix/.complete")"
+if [ "$(cat "$work/.ready" 2>/dev/null)" != "$stamp" ]; then
+	log "copying the build tree and the installation of $prefix into $work (once)"
+	rm -rf "$build" "$pristine" "$destdir" "$work/.ready"
+	cp -a "$prefix/build" "$build"
+	mkdir -p "$pg"
+	# what the tests need besides the server; the injection_points test
+	# module is built here if the flavor did not build it
+	: >"$work/setup.log"
+	for d in contrib/amcheck contrib/pg_walinspect src/test/modules/injection_points; do
+		make -s -C "$build/$d" -j"$jobs" install DESTDIR="$destdir" >>"$work/setup.log" 2>&1 ||
+			{ tail -n 30 "$work/setup.log" >&2; die "cannot install $d into $destdir"; }
+	done
+	echo "$stamp" >"$work/.ready"
+fi
+# What was installed into the flavor since (contrib modules the tests use):
+# files newer there than here.  The server and walscale are installed below.
+for d in bin include lib share; do
+	[ ! -d "$prefix/$d" ] || cp -a -u "$prefix/$d" "$pg/"
+done
+# PostgreSQL finds its files relative to its binaries: the copy must say so
+[ "$("$pg/bin/pg_config" --bindir)" = "$pg/bin" ] ||
+	die "$pg/bin/pg_config reports bindir $("$pg/bin/pg_config" --bindir): the installation is not relocatable"
+pg_version=$("$pg/bin/pg_config" --version)
+
+PG_STOCK=$(readlink -f "$repo/.pg/stock" 2>/dev/null || true)
+if [ ! -f "$PG_STOCK/.complete" ] && [[ " ${tests[*]} " == *" t/004_"* ]]; then
+	"$repo/scripts/build-postgres.sh" --stock >&2
+	PG_STOCK=$(readlink -f "$repo/.pg/stock")
+fi
+PG_PATCHED=$pg
+export PG_STOCK PG_PATCHED
+
+# Put back every server file a mutation changed.  The copy gets a new mtime,
+# so the next make recompiles the file (lazily: with the next mutation's).
+restore_server_files() {
+	local f rel
+	[ -d "$pristine" ] || return 0
+	while IFS= read -r -d '' f; do
+		rel=${f#"$pristine"/}
+		cmp -s "$f" "$build/$rel" || cp "$f" "$build/$rel"
+	done < <(find "$pristine" -type f -print0)
+}
+
+# Rebuild the server in the copy and install it; the files make compiled go
+# to $compiled.  $1: the log file.
+rebuild_server() {
+	local blog=$1
+	make -C "$build/src/backend" -j"$jobs" >"$blog" 2>&1 || return 1
+	compiled=$(sed -n 's/.* -c -o \([^ ]*\)\.o .*/\1.c/p' "$blog" | xargs -r -n1 basename | paste -sd' ')
+	make -s -C "$build/src/backend" install DESTDIR="$destdir" >>"$blog" 2>&1
+}
+
+# Build walscale from the repository's files in a scratch directory, after
+# applying $2 (a mutation file) to its walscale.c if given, and install it
+# into the mutation server.  $1: the log file.
+install_walscale() {
+	local blog=$1 mutation=${2:-} dir="$work/walscale"
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	cp -a "$repo/Makefile" "$repo/walscale.c" "$repo/walscale.control" "$repo"/walscale--*.sql "$dir/"
+	if [ -n "$mutation" ]; then
+		applier apply "$mutation" walscale.c "$dir/walscale.c" "$dir/walscale.c" 2>>"$blog" || return 1
+	fi
+	make -C "$dir" install PG_CONFIG="$pg/bin/pg_config" >>"$blog" 2>&1
+}
+
+# Stop what a killed test left running: the postmasters whose postmaster.pid
+# lies in the test's directory.
+stop_leftovers() {
+	local pidfile
+	while IFS= read -r -d '' pidfile; do
+		as_run_user "$pg/bin/pg_ctl" stop -D "$(dirname "$pidfile")" -m immediate >/dev/null 2>&1 || true
+	done < <(find "$1" -name postmaster.pid -print0 2>/dev/null)
+}
+
+# Run one test ("regress" or t/NNN_name.pl) against the mutation server as
+# the run user, in a fresh directory, in at most $3 seconds.  Its output goes
+# to $2.log; on failure its logs are kept in $2.d/.  Returns 0 (passed),
+# 1 (failed) or 124 (ran past the limit); $detail says why it failed.
+run_test() {
+	local test=$1 out=$2 limit=$3 dir rc=0
+	local args=()
+	dir=$(scratch_dir mutate)
+	cp -a "$repo/Makefile" "$repo/walscale.conf" "$repo/sql" "$repo/expected" "$repo/t" "$dir/"
+	[ "$(id -u)" = 0 ] && chown -R "$run_user" "$dir"
+	if [ "$test" = regress ]; then
+		args=(TAP_TESTS=)
+	else
+		args=(REGRESS= PROVE_TESTS="$test" PROVE_FLAGS=--timer)
+	fi
+	# timeout signals its whole process group: make, prove and the test,
+	# whose END blocks stop the servers it started
+	as_run_user env PG_STOCK="$PG_STOCK" PG_PATCHED="$PG_PATCHED" \
+		WALSCALE_TEST_TIME_LIMIT="$limit" \
+		timeout --kill-after=30 $((limit + 60)) \
+		make --no-print-directory -C "$dir" installcheck PG_CONFIG="$pg/bin/pg_config" "${args[@]}" \
+		>"$out.log" 2>&1 || rc=$?
+	detail=
+	[ $rc = 0 ] && return 0
+	stop_leftovers "$dir"
+	rm -rf "$out.d"
+	mkdir -p "$out.d"
+	[ -f "$dir/regression.diffs" ] && cp "$dir/regression.diffs" "$out.d/"
+	[ -d "$dir/tmp_check/log" ] && cp -a "$dir/tmp_check/log" "$out.d/"
+	if [ $rc = 124 ] || [ $rc = 137 ] || grep -qs "time limit of [0-9]* s reached" "$out.log" "$out.d"/log/regress_log_* ; then
+		detail="time limit reached"
+		return 124
+	fi
+	# the first failed check: the first changed lines of pg_regress's diffs,
+	# or the first "Failed test" of a TAP file's diagnostics
+	if [ -f "$out.d/regression.diffs" ]; then
+		detail=$(awk '/^(---|\+\+\+) / { next }
+			/^[-+]/ { printf "%s%s", (n++ ? " / " : ""), $0; if (n == 2) exit }' \
+			"$out.d/regression.diffs")
+	else
+		detail=$(grep -m1 -E '^not ok|Failed test|Bail out|BAIL OUT|Dubious|No such file' "$out.log" |
+			sed 's/^#* *//' || true)
+	fi
+	detail=$(echo "$detail" | tr -s ' \t' ' ' | cut -c1-120)
+	return 1
+}
+
+# --- the run -------------------------------------------------------------------
+
+mkdir -p "$logs"
+run_start=$(date +%s)
+log "server: $pg_version, $prefix (copy in $work)"
+
+# Mutations that do not apply to the unmutated files are stale from the start.
+status=() why=()
+for i in "${!names[@]}"; do
+	status[i]=
+	why[i]=
+	f=${files[i]}
+	if [ "$f" = walscale.c ]; then src="$repo/walscale.c"; else src="$prefix/build/$f"; fi
+	for t in ${tests[i]}; do
+		if [ "$t" != regress ] && [ ! -f "$repo/$t" ]; then
+			status[i]=stale
+			why[i]="no test $t"
+		fi
+	done
+	if [ -z "${status[i]}" ]; then
+		if [ ! -f "$src" ]; then
+			status[i]=stale
+			why[i]="no file $f"
+		elif ! why[i]=$(applier apply "${paths[i]}" "$f" "$src" - 2>&1); then
+			status[i]=stale
+		fi
+	fi
+done
+
+# The unmutated server, and the baseline: every test a live mutation names.
+restore_server_files
+baseline_log="$logs/baseline"
+rm -rf "$baseline_log"
+mkdir -p "$baseline_log"
+t0=$(date +%s)
+compiled=
+rebuild_server "$baseline_log/build.log" || { tail -n 30 "$baseline_log/build.log" >&2; die "the unmutated server does not build, see $baseline_log/build.log"; }
+install_walscale "$baseline_log/build.log" || { tail -n 30 "$baseline_log/build.log" >&2; die "walscale does not build, see $baseline_log/build.log"; }
+log "unmutated server built and installed in $(( $(date +%s) - t0 ))s${compiled:+ (compiled: $compiled)}"
+union=()
+for i in "${!names[@]}"; do
+	[ -z "${status[i]}" ] || continue
+	for t in ${tests[i]}; do
+		[[ " ${union[*]} " == *" $t "* ]] || union+=("$t")
+	done
+done
+baseline="not run (every mutation is stale)"
+if [ ${#union[@]} -gt 0 ]; then
+	if [ "${MUTATE_SKIP_BASELINE:-0}" = 1 ]; then
+		baseline="skipped (MUTATE_SKIP_BASELINE=1)"
+		log "baseline skipped: the results below prove nothing unless these pass: ${union[*]}"
+	else
+		t0=$(date +%s)
+		log "baseline: ${union[*]} on the unmutated server"
+		for t in "${union[@]}"; do
+			rc=0
+			run_test "$t" "$baseline_log/$(basename "$t" .pl)" "$time_limit" || rc=$?
+			if [ $rc != 0 ]; then
+				log "baseline: $t fails on the unmutated server${detail:+ ($detail)}; output in $baseline_log"
+				log "no mutation is run on a red suite"
+				exit 3
+			fi
+		done
+		baseline="passed: ${union[*]} in $(( $(date +%s) - t0 ))s"
+		log "baseline $baseline"
+	fi
+fi
+
+killed=0 survived=0 stale=0
+ran=() first=() details=() secs=() builds=() compiledl=()
+for i in "${!names[@]}"; do
+	name=${names[i]} f=${files[i]}
+	ran[i]='' first[i]='' details[i]='' secs[i]=0 builds[i]='' compiledl[i]=''
+	mlog="$logs/$name"
+	rm -rf "$mlog"
+	mkdir -p "$mlog"
+	start=$(date +%s)
+	if [ "${status[i]}" != stale ]; then
+		restore_server_files
+		compiled=
+		ok=1
+		if [ "$f" = walscale.c ]; then
+			# the server as it was, then the mutated extension
+			rebuild_server "$mlog/build.log" || die "the unmutated server does not build, see $mlog/build.log"
+			install_walscale "$mlog/build.log" "${paths[i]}" || ok=0
+			compiled="walscale.c${compiled:+ $compiled}"
+		else
+			if [ ! -f "$pristine/$f" ]; then
+				mkdir -p "$(dirname "$pristine/$f")"
+				cp -p "$prefix/build/$f" "$pristine/$f"
+			fi
+			if applier apply "${paths[i]}" "$f" "$pristine/$f" "$build/$f" 2>"$mlog/apply.log"; then
+				if ! rebuild_server "$mlog/build.log" || ! install_walscale "$mlog/build.log"; then
+					ok=0
+				elif [[ " $compiled " != *" $(basename "$f") "* ]]; then
+					# a file postgres is not built from: the mutation would
+					# change nothing
+					ok=0
+					why[i]="the rebuild of src/backend did not compile $f"
+				fi
+			else
+				ok=0
+				why[i]=$(cat "$mlog/apply.log")
+			fi
+		fi
+		builds[i]=$(( $(date +%s) - start ))
+		compiledl[i]=$compiled
+		if [ $ok = 0 ]; then
+			status[i]=stale
+			[ -n "${why[i]}" ] || why[i]="does not build, see $mlog/build.log"
+		fi
+	fi
+	if [ "${status[i]}" = stale ]; then
+		stale=$((stale + 1))
+		secs[i]=$(( $(date +%s) - start ))
+		echo "mutate: $name stale (${why[i]}) ${secs[i]}s"
+		continue
+	fi
+	log "$name: ${f} mutated and built in ${builds[i]}s (compiled: ${compiled:-nothing}); testing ${tests[i]}"
+	result=survived
+	for t in ${tests[i]}; do
+		left=$(( time_limit - ($(date +%s) - start - builds[i]) ))
+		if [ $left -le 0 ]; then
+			result="killed (timeout)"
+			first[i]=$t
+			details[i]="no time left for it"
+			break
+		fi
+		ran[i]="${ran[i]:+${ran[i]} }$t"
+		rc=0
+		run_test "$t" "$mlog/$(basename "$t" .pl)" "$left" || rc=$?
+		if [ $rc != 0 ]; then
+			result=killed
+			[ $rc = 124 ] && result="killed (timeout)"
+			first[i]=$t
+			details[i]=$detail
+			break
+		fi
+	done
+	status[i]=$result
+	secs[i]=$(( $(date +%s) - start ))
+	if [ "$result" = survived ]; then
+		survived=$((survived + 1))
+		echo "mutate: $name survived ${secs[i]}s"
+	else
+		killed=$((killed + 1))
+		echo "mutate: $name $result (first failing: ${first[i]}) ${secs[i]}s"
+	fi
+done
+# leave the sources unmutated; the next run rebuilds them
+restore_server_files
+summary="$killed killed, $survived survived, $stale stale of $count"
+echo "mutate: $summary"
+
+# --- the report ----------------------------------------------------------------
+
+if [ -n "$report" ]; then
+	commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)
+	git -C "$repo" diff --quiet HEAD -- . ':!mutations/REPORT.md' 2>/dev/null ||
+		commit="$commit with uncommitted changes"
+	cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+	mem=$(awk '/^MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)
+	{
+		echo "# Mutation testing report"
+		echo
+		echo "Written by \`scripts/mutate.sh\` (\`make mutate\`); see README.md here."
+		echo
+		echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC') (run took $(( $(date +%s) - run_start ))s)"
+		echo "- commit: $commit"
+		echo "- machine: $(uname -srm), $(nproc) CPUs ($cpu), $mem"
+		echo "- server: $pg_version, $(basename "$prefix") (copy in \`$work\`)"
+		echo "- mutations: $count, $selection"
+		echo "- time limit per mutation: ${time_limit}s"
+		echo "- baseline: $baseline"
+		echo "- result: $summary"
+		echo
+		echo "| mutation | file | tests run | result | first failing | seconds (build) |"
+		echo "|---|---|---|---|---|---|"
+		for i in "${!names[@]}"; do
+			if [ "${status[i]}" = stale ]; then
+				res="stale: ${why[i]}"
+			else
+				res=${status[i]}
+			fi
+			ff=${first[i]:--}
+			[ -n "${details[i]}" ] && ff="$ff: \`${details[i]//|/\\|}\`"
+			echo "| ${names[i]} | ${files[i]} | ${ran[i]:--} | ${res//|/\\|} | $ff | ${secs[i]} (${builds[i]:--}) |"
+		done
+		echo
+		echo "What each mutation does:"
+		echo
+		for i in "${!names[@]}"; do
+			echo "- ${names[i]}: ${descs[i]}${compiledl[i]:+ (compiled: ${compiledl[i]})}"
+		done
+	} >"$report.tmp"
+	mv "$report.tmp" "$report"
+	log "report written to $report; logs in $logs"
+fi
+
+[ $survived = 0 ] && [ $stale = 0 ]
