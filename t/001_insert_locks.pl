@@ -103,12 +103,7 @@ FROM generate_series(1, $session_records) AS i});
 sub set_case
 {
 	my ($locks, $attempts) = @_;
-	my $file = $node->data_dir . '/walscale_case.conf';
-
-	open my $fh, '>', $file or die "could not write \"$file\": $!";
-	print $fh "walscale.insert_locks = $locks\n";
-	print $fh "walscale.insert_lock_attempts = $attempts\n";
-	close $fh;
+	write_case_conf($node, $locks, $attempts);
 	return;
 }
 

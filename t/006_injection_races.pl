@@ -52,19 +52,7 @@ log_statement = none
 include = 'walscale_case.conf'
 });
 
-sub set_case
-{
-	my ($locks, $attempts) = @_;
-	my $file = $node->data_dir . '/walscale_case.conf';
-
-	open my $fh, '>', $file or die "could not write \"$file\": $!";
-	print $fh "walscale.insert_locks = $locks\n";
-	print $fh "walscale.insert_lock_attempts = $attempts\n";
-	close $fh;
-	return;
-}
-
-set_case(2, 0);
+write_case_conf($node, 2, 0);
 $node->start;
 
 $node->safe_psql(
@@ -143,6 +131,20 @@ sub outcome
 	return "still '" . activity_of($pid) . "'";
 }
 
+# Make session $s stop at injection point $point in $sql, and wait until it
+# does.  The point is loaded first: it sits in a critical section.
+sub pause_at
+{
+	my ($s, $point, $sql) = @_;
+	$s->query_safe(
+		qq{SELECT injection_points_set_local();
+		   SELECT injection_points_attach('$point', 'wait');
+		   SELECT injection_points_load('$point')});
+	start_in($s, $sql);
+	$node->wait_for_event('client backend', $point);
+	return;
+}
+
 # Let the backend waiting at injection point $name go on.  The points run
 # only in the backend that loaded them (they sit in critical sections, where
 # nothing can be loaded), and each test statement passes its point once.
@@ -171,7 +173,7 @@ sub start_in
 sub restart_with
 {
 	my ($locks, $attempts) = @_;
-	set_case($locks, $attempts);
+	write_case_conf($node, $locks, $attempts);
 	$node->restart;
 	is($node->safe_psql('postgres', 'SELECT count(*) FROM walscale_stats'),
 		$locks, "server runs with $locks insertion locks");
@@ -189,12 +191,7 @@ sub flush_waits_for_paused_insertion
 	my $c_pid = backend_pid($c);
 	$node->safe_psql('postgres', 'SELECT walscale_reset()');
 
-	$p->query_safe(
-		q{SELECT injection_points_set_local();
-		  SELECT injection_points_attach('walscale-wal-insert-reserved', 'wait');
-		  SELECT injection_points_load('walscale-wal-insert-reserved')});
-	start_in($p, $one_record);
-	$node->wait_for_event('client backend', 'walscale-wal-insert-reserved');
+	pause_at($p, 'walscale-wal-insert-reserved', $one_record);
 
 	start_in($c, "INSERT INTO t VALUES (2, 'committer');");
 	is(outcome($c_pid), 'waits',
@@ -238,12 +235,7 @@ restart_with(2, 1);
 	my $h_pid = backend_pid($h);
 	$node->safe_psql('postgres', 'SELECT walscale_reset()');
 
-	$p->query_safe(
-		q{SELECT injection_points_set_local();
-		  SELECT injection_points_attach('walscale-wal-insert-reserved', 'wait');
-		  SELECT injection_points_load('walscale-wal-insert-reserved')});
-	start_in($p, $one_record);
-	$node->wait_for_event('client backend', 'walscale-wal-insert-reserved');
+	pause_at($p, 'walscale-wal-insert-reserved', $one_record);
 
 	start_in($h,
 		"SET synchronous_commit = off; INSERT INTO t VALUES (2, 'hopper');");
@@ -271,12 +263,7 @@ restart_with(2, 1);
 	my $h_pid = backend_pid($h);
 	$node->safe_psql('postgres', 'SELECT walscale_reset()');
 
-	$s->query_safe(
-		q{SELECT injection_points_set_local();
-		  SELECT injection_points_attach('walscale-all-locks-but-last-held', 'wait');
-		  SELECT injection_points_load('walscale-all-locks-but-last-held')});
-	start_in($s, 'SELECT pg_switch_wal();');
-	$node->wait_for_event('client backend', 'walscale-all-locks-but-last-held');
+	pause_at($s, 'walscale-all-locks-but-last-held', 'SELECT pg_switch_wal();');
 
 	start_in($h,
 		"SET synchronous_commit = off; INSERT INTO t VALUES (1, 'waiter');");

@@ -15,7 +15,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 
 our @EXPORT =
-  qw(stats_summary_query inconsistent_locks_query reset_while_idle
+  qw(write_case_conf stats_summary_query inconsistent_locks_query reset_while_idle
   start_pgbench finish_pgbench);
 
 # A file that hangs must fail, not stall the whole run until CI gives up (one
@@ -27,6 +27,20 @@ die "WALSCALE_TEST_TIME_LIMIT must be a positive number of seconds"
   unless $time_limit =~ /^[1-9]\d*$/;
 $SIG{ALRM} = sub { die "time limit of $time_limit s reached\n"; };
 alarm($time_limit);
+
+# Write walscale_case.conf, which the node's postgresql.conf includes: the
+# number of insertion locks and of attempts for the next start or reload.
+sub write_case_conf
+{
+	my ($node, $locks, $attempts) = @_;
+	my $file = $node->data_dir . '/walscale_case.conf';
+
+	open my $fh, '>', $file or die "could not write \"$file\": $!";
+	print $fh "walscale.insert_locks = $locks\n";
+	print $fh "walscale.insert_lock_attempts = $attempts\n";
+	close $fh;
+	return;
+}
 
 # All locks' counters in one line, for the test log.
 sub stats_summary_query
