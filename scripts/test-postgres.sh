@@ -36,8 +36,9 @@
 #               1/3/1; any valgrind error fails it.
 #   robustness  only t/1NN_*.pl, with the long settings of full.
 #
-# src/test/recovery tests that need injection points (035, 041, 044, 046,
-# 047) skip themselves: build-postgres.sh does not configure them.  Every
+# src/test/recovery runs on the test flavor of the patched server
+# (assertions and injection points, .pg/walscale-injection), so that its
+# tests of injection points (035, 041, 044, 046, 047) run too.  Every
 # node of src/test/recovery preloads walscale, also in the tests that set
 # shared_preload_libraries themselves (scripts/perl/WalscalePreload.pm), and
 # the run fails unless each node's log shows walscale's line at every start.
@@ -420,6 +421,10 @@ check_node_logs() {
 run_recovery() {
 	local cfg=$1 name dir tests start rc locks attempts groups out logs starts
 	local -a bad
+	# on the test flavor (this runs in a subshell of its own)
+	ensure_injection_server >/dev/null
+	install_extension_into "$PG_TESTED"
+	PG_PATCHED=$PG_TESTED bin=$PG_TESTED/bin build=$PG_TESTED/build
 	IFS=/ read -r locks attempts groups <<<"$cfg"
 	name="recovery-${locks}-${attempts}-${groups}"
 	dir=$(scratch_dir "$name")
@@ -487,7 +492,7 @@ PERL
 					PG_REGRESS="$build/src/test/regress/pg_regress" \
 					REGRESS_SHLIB="$build/src/test/regress/regress.so" \
 					share_contrib_dir="$PG_PATCHED/share/contrib" \
-					enable_injection_points=no with_ssl=no PG_TEST_EXTRA="" \
+					enable_injection_points=yes with_ssl=no PG_TEST_EXTRA="" \
 					TEMP_CONFIG="$dir/temp_config" WALSCALE_EXPECT="$cfg" \
 					PERL5LIB="$dir/perl:$build/src/test/perl" PERL5OPT="-MWalscalePreload" \
 					prove -I "$build/src/test/perl" -I "$dir/recovery" --timer -j "${PROVE_JOBS:-1}" $tests
