@@ -177,6 +177,25 @@ sub check_reset_while_idle
 }
 
 # 1. one lock, plain sleeps
+# Restart with $locks insertion locks and $attempts attempts, and check that
+# the server runs with them.
+sub restart_with
+{
+	my ($name, $locks, $attempts) = @_;
+	$node->safe_psql(
+		'postgres', qq{
+ALTER SYSTEM SET walscale.insert_locks = $locks;
+ALTER SYSTEM SET walscale.insert_lock_attempts = $attempts;
+});
+	$node->restart;
+	is( $node->safe_psql(
+			'postgres',
+			'SELECT insert_locks, insert_lock_attempts FROM walscale_settings'),
+		"$locks|$attempts",
+		"$name: settings in effect after restart");
+	return;
+}
+
 my $name = 'one lock, no attempts';
 is( $node->safe_psql(
 		'postgres',
@@ -250,13 +269,7 @@ check_sane($name, 1, 2, $processed, $elapsed_ms, $reset_at);
 # lock), then a sleep on the other lock, which another backend holds much
 # less often than the one just found busy.
 $name = 'two locks, two attempts';
-$node->safe_psql('postgres', 'ALTER SYSTEM SET walscale.insert_locks = 2');
-$node->restart;
-is( $node->safe_psql(
-		'postgres',
-		'SELECT insert_locks, insert_lock_attempts FROM walscale_settings'),
-	'2|2',
-	"$name: settings in effect after restart");
+restart_with($name, 2, 2);
 
 ($processed, $elapsed_ms, $reset_at) =
   load_until($name, 'contended >= 200');
@@ -281,17 +294,7 @@ check_reset_while_idle($name,
 # other locks are mostly free, so most contended acquisitions succeed at the
 # second attempt, on another lock.
 $name = 'four locks, three attempts';
-$node->safe_psql(
-	'postgres', q{
-ALTER SYSTEM SET walscale.insert_locks = 4;
-ALTER SYSTEM SET walscale.insert_lock_attempts = 3;
-});
-$node->restart;
-is( $node->safe_psql(
-		'postgres',
-		'SELECT insert_locks, insert_lock_attempts FROM walscale_settings'),
-	'4|3',
-	"$name: settings in effect after restart");
+restart_with($name, 4, 3);
 
 ($processed, $elapsed_ms, $reset_at) =
   load_until($name, 'contended >= 200');
@@ -310,17 +313,7 @@ check_sane($name, 4, 3, $processed, $elapsed_ms, $reset_at);
 
 # 5. eight locks, no attempts, as PostgreSQL does it
 $name = 'eight locks, no attempts';
-$node->safe_psql(
-	'postgres', q{
-ALTER SYSTEM SET walscale.insert_locks = 8;
-ALTER SYSTEM SET walscale.insert_lock_attempts = 0;
-});
-$node->restart;
-is( $node->safe_psql(
-		'postgres',
-		'SELECT insert_locks, insert_lock_attempts FROM walscale_settings'),
-	'8|0',
-	"$name: settings in effect after restart");
+restart_with($name, 8, 0);
 is($node->safe_psql('postgres', 'SELECT count(*) FROM walscale_stats'),
 	'8', "$name: eight rows");
 
