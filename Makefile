@@ -4,7 +4,7 @@
 MODULE_big = walscale
 OBJS = walscale.o
 EXTENSION = walscale
-DATA = walscale--1.0.sql
+DATA = walscale--1.0.sql walscale--1.1.sql walscale--1.0--1.1.sql
 PGFILEDESC = "walscale - WAL insertion-lock and fast-path lock scaling"
 
 REGRESS = walscale

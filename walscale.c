@@ -6,11 +6,13 @@
  *
  * The mechanism lives in the server, added by walscale's core patch
  * (patches/pg18/): a variable-size array of insertion locks with counters
- * beside each lock, conditional attempts before sleeping, a requested number
- * of fast-path groups and a fast-path overflow counter.  This module holds
- * the policy: it chooses the sizes at server start, the number of attempts
- * at any reload, and keeps a baseline of the counters so that a reset never
- * writes to the counters the insertion path updates.
+ * beside each lock, a number of active locks that can change at run time,
+ * conditional attempts before sleeping, a requested number of fast-path
+ * groups and a fast-path overflow counter.  This module holds the policy: it
+ * chooses the fast-path size at server start, the number of active locks and
+ * of attempts at any reload (a background worker of its own applies the
+ * number of locks), and keeps a baseline of the counters so that a reset
+ * never writes to the counters the insertion path updates.
  *
  * Copyright (c) 2026, walscale developers
  *
@@ -23,13 +25,19 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "port/pg_bitutils.h"
+#include "portability/instr_time.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
 #include "storage/ipc.h"
+#include "storage/latch.h"
 #include "storage/lwlock.h"
 #include "storage/proc.h"
 #include "storage/shmem.h"
+#include "tcop/tcopprot.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/timestamp.h"
+#include "utils/wait_event.h"
 
 /*
  * A module built against a patched server and loaded into a stock one must
@@ -43,14 +51,17 @@
 #ifdef __GNUC__
 #pragma weak WalscaleCoreVersion
 #pragma weak XLogInsertLocksRequested
+#pragma weak XLogInsertLocksAllocated
 #pragma weak GetNumWALInsertLocks
+#pragma weak GetMaxWALInsertLocks
+#pragma weak SetNumWALInsertLocks
 #pragma weak XLogInsertLockAttempts
 #pragma weak GetWALInsertLockCounters
 #pragma weak FastPathLockGroupsRequested
 #pragma weak FastPathLockOverflows
 #endif
 
-PG_MODULE_MAGIC_EXT(.name = "walscale",.version = "1.0");
+PG_MODULE_MAGIC_EXT(.name = "walscale",.version = "1.1");
 
 /* Largest walscale.insert_lock_attempts; more only delays the sleep. */
 #define WALSCALE_MAX_ATTEMPTS	16
@@ -62,14 +73,27 @@ static int	walscale_fastpath_groups = 0;
 
 /*
  * Shared state: the counter values at the last reset, which the SQL
- * functions subtract, and the fast-path overflows published by backends.
+ * functions subtract; the fast-path overflows published by backends; and
+ * what the background worker did to the number of insertion locks.
  */
 typedef struct WalscaleShared
 {
-	LWLock	   *lock;			/* protects stats_reset and the baselines */
+	LWLock	   *lock;			/* protects all but fastpath_overflows */
 	TimestampTz stats_reset;
 	pg_atomic_uint64 fastpath_overflows;
 	uint64		fastpath_baseline;
+
+	/*
+	 * Insertion locks numbered below locks_shown were active at some time
+	 * since the last reset, and keep their row in walscale_stats.
+	 */
+	int			locks_shown;
+	int64		resizes;		/* since server start */
+	TimestampTz last_resize;	/* 0 if none */
+	int			last_resize_from;
+	int			last_resize_to;
+	uint64		last_resize_held_ns;
+	uint64		last_resize_wait_ns;
 	uint64		baseline[FLEXIBLE_ARRAY_MEMBER];	/* [lock][counter] */
 } WalscaleShared;
 
@@ -87,16 +111,18 @@ PG_FUNCTION_INFO_V1(walscale_fastpath_stats);
 PG_FUNCTION_INFO_V1(walscale_reset);
 PG_FUNCTION_INFO_V1(walscale_settings_info);
 
+PGDLLEXPORT void walscale_resizer_main(Datum main_arg);
+
 /*
- * The baselines have room for the number of insertion locks that _PG_init()
- * requested, which shared memory initialisation makes the number in use.
+ * The baselines have room for every insertion lock allocated: _PG_init()
+ * asks for the largest number.
  */
 static Size
 walscale_shmem_size(void)
 {
 	return add_size(offsetof(WalscaleShared, baseline),
 					mul_size(sizeof(uint64),
-							 mul_size(XLogInsertLocksRequested,
+							 mul_size(XLOG_INSERT_LOCKS_MAX,
 									  WALINSERT_NUM_COUNTERS)));
 }
 
@@ -127,6 +153,7 @@ walscale_shmem_startup(void)
 		walscale_shared->lock = &(GetNamedLWLockTranche("walscale"))->lock;
 		walscale_shared->stats_reset = GetCurrentTimestamp();
 		pg_atomic_init_u64(&walscale_shared->fastpath_overflows, 0);
+		walscale_shared->locks_shown = GetNumWALInsertLocks();
 	}
 	LWLockRelease(AddinShmemInitLock);
 
@@ -136,6 +163,103 @@ walscale_shmem_startup(void)
 				(errmsg("walscale: %d WAL insertion locks, %d conditional attempts, %d fast-path lock groups per backend",
 						GetNumWALInsertLocks(), XLogInsertLockAttempts,
 						FastPathLockGroupsPerBackend)));
+}
+
+/*
+ * Make walscale.insert_locks the number of active insertion locks, if it is
+ * not already, and say what it cost.  Only the background worker calls it.
+ */
+static void
+walscale_apply_insert_locks(void)
+{
+	int			target = walscale_insert_locks;
+	int			from;
+	uint64		held_ns;
+	uint64		total_ns;
+	instr_time	start;
+	instr_time	duration;
+
+	if (target == GetNumWALInsertLocks())
+		return;
+
+	/* rows for the locks about to be active, before they are */
+	LWLockAcquire(walscale_shared->lock, LW_EXCLUSIVE);
+	walscale_shared->locks_shown = Max(walscale_shared->locks_shown, target);
+	LWLockRelease(walscale_shared->lock);
+
+	INSTR_TIME_SET_CURRENT(start);
+	from = SetNumWALInsertLocks(target, &held_ns);
+	INSTR_TIME_SET_CURRENT(duration);
+	INSTR_TIME_SUBTRACT(duration, start);
+	total_ns = INSTR_TIME_GET_NANOSEC(duration);
+
+	LWLockAcquire(walscale_shared->lock, LW_EXCLUSIVE);
+	walscale_shared->resizes++;
+	walscale_shared->last_resize = GetCurrentTimestamp();
+	walscale_shared->last_resize_from = from;
+	walscale_shared->last_resize_to = target;
+	walscale_shared->last_resize_held_ns = held_ns;
+	walscale_shared->last_resize_wait_ns = total_ns - Min(held_ns, total_ns);
+	LWLockRelease(walscale_shared->lock);
+
+	ereport(LOG,
+			(errmsg("walscale: WAL insertion locks resized from %d to %d; all locks held for %.3f ms after waiting %.3f ms for them",
+					from, target, held_ns / 1000000.0,
+					(total_ns - Min(held_ns, total_ns)) / 1000000.0)));
+}
+
+/*
+ * The background worker that applies walscale.insert_locks: at start, in
+ * case it changed while no worker ran, and at each reload.  One process
+ * applies every change, so resizes never race each other.
+ *
+ * SIGTERM only sets a flag, checked between resizes, so that a resize, which
+ * holds all insertion locks, always completes.  The worker then exits with
+ * status 1, for the postmaster to start it again if the server goes on (as
+ * after pg_terminate_backend()); status 0 would unregister it for good.
+ */
+void
+walscale_resizer_main(Datum main_arg)
+{
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
+	BackgroundWorkerUnblockSignals();
+	/* no database: only to be seen in pg_stat_activity, with its waits */
+	BackgroundWorkerInitializeConnection(NULL, NULL, 0);
+
+	walscale_apply_insert_locks();
+	while (!ShutdownRequestPending)
+	{
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH, -1L,
+						 PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+
+		if (ConfigReloadPending)
+		{
+			ConfigReloadPending = false;
+			ProcessConfigFile(PGC_SIGHUP);
+			walscale_apply_insert_locks();
+		}
+	}
+	proc_exit(1);
+}
+
+static void
+walscale_register_resizer(void)
+{
+	BackgroundWorker worker = {0};
+
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS |
+		BGWORKER_BACKEND_DATABASE_CONNECTION;
+	/* a standby too, so that a promoted one runs with the number asked for */
+	worker.bgw_start_time = BgWorkerStart_ConsistentState;
+	worker.bgw_restart_time = 5;
+	strlcpy(worker.bgw_library_name, "walscale", BGW_MAXLEN);
+	strlcpy(worker.bgw_function_name, "walscale_resizer_main", BGW_MAXLEN);
+	strlcpy(worker.bgw_name, "walscale insertion lock resizer", BGW_MAXLEN);
+	strlcpy(worker.bgw_type, "walscale", BGW_MAXLEN);
+	RegisterBackgroundWorker(&worker);
 }
 
 /*
@@ -171,6 +295,17 @@ walscale_check_fastpath_groups(int *newval, void **extra, GucSource source)
 	GUC_check_errdetail("\"walscale.fastpath_groups\" must be 0 or a power of two between 1 and %d.",
 						FP_LOCK_GROUPS_PER_BACKEND_MAX);
 	return false;
+}
+
+/*
+ * The number of active locks at the next shared memory initialisation: at
+ * start, or after a crash.  Between them, the background worker applies it.
+ */
+static void
+walscale_assign_insert_locks(int newval, void *extra)
+{
+	if (walscale_preloaded)
+		XLogInsertLocksRequested = newval;
 }
 
 static void
@@ -211,8 +346,8 @@ _PG_init(void)
 	char	   *config_fastpath_groups;
 
 	/*
-	 * Sizes are fixed at server start; loaded later, the module only provides
-	 * its SQL functions, which then report that it is not preloaded.
+	 * Shared memory is sized at server start; loaded later, the module only
+	 * provides its SQL functions, which then report that it is not preloaded.
 	 */
 	if (!process_shared_preload_libraries_in_progress)
 		return;
@@ -240,13 +375,14 @@ _PG_init(void)
 	DefineCustomIntVariable("walscale.insert_locks",
 							"Number of WAL insertion locks.",
 							"More locks let more backends copy WAL records at once; "
-							"PostgreSQL's own number is 8.",
+							"PostgreSQL's own number is 8.  A reload changes it, "
+							"through walscale's background worker.",
 							&walscale_insert_locks,
 							XLOG_INSERT_LOCKS_DEFAULT,
 							1, XLOG_INSERT_LOCKS_MAX,
-							PGC_POSTMASTER,
+							PGC_SIGHUP,
 							0,
-							NULL, NULL, NULL);
+							NULL, walscale_assign_insert_locks, NULL);
 
 	DefineCustomIntVariable("walscale.insert_lock_attempts",
 							"Conditional attempts on different WAL insertion locks before sleeping on one.",
@@ -275,9 +411,15 @@ _PG_init(void)
 	walscale_recheck_config_value("walscale.insert_lock_attempts", config_attempts);
 	walscale_recheck_config_value("walscale.fastpath_groups", config_fastpath_groups);
 
-	/* the attempts reach the server through their assign hook */
-	XLogInsertLocksRequested = walscale_insert_locks;
+	/*
+	 * Slots for the most locks, whatever the number active: a resize then
+	 * needs no allocation.  They cost 256 bytes each, and flushers and the
+	 * all-lock path visit only the active ones.  The number of locks and the
+	 * attempts reach the server through their assign hooks.
+	 */
+	XLogInsertLocksAllocated = XLOG_INSERT_LOCKS_MAX;
 	FastPathLockGroupsRequested = walscale_fastpath_groups;
+	walscale_register_resizer();
 
 	prev_shmem_request_hook = shmem_request_hook;
 	shmem_request_hook = walscale_shmem_request;
@@ -297,22 +439,38 @@ walscale_require_preloaded(void)
 }
 
 /*
- * One row per WAL insertion lock: its counters since the last reset.
+ * The SQL functions' columns changed with the extension's version: tell the
+ * versions apart by the number of columns that the installed SQL declares.
+ */
+#define STATS_COLS_V1_0		9
+#define STATS_COLS_V1_1		10
+#define SETTINGS_COLS_V1_0	5
+#define SETTINGS_COLS_V1_1	11
+
+/*
+ * One row per WAL insertion lock active now or at some time since the last
+ * reset: its counters since the reset.
  */
 Datum
 walscale_insert_lock_stats(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	int			ncols;
+	int			nactive;
 	int			nlocks;
 	TimestampTz stats_reset;
 	uint64	   *baseline;
 
 	walscale_require_preloaded();
 	InitMaterializedSRF(fcinfo, 0);
+	ncols = rsinfo->setDesc->natts;
+	if (ncols != STATS_COLS_V1_0 && ncols != STATS_COLS_V1_1)
+		elog(ERROR, "incorrect number of output arguments");
 
-	nlocks = GetNumWALInsertLocks();
-	baseline = palloc(sizeof(uint64) * nlocks * WALINSERT_NUM_COUNTERS);
+	baseline = palloc(sizeof(uint64) * XLOG_INSERT_LOCKS_MAX * WALINSERT_NUM_COUNTERS);
 	LWLockAcquire(walscale_shared->lock, LW_SHARED);
+	nactive = GetNumWALInsertLocks();
+	nlocks = Max(walscale_shared->locks_shown, nactive);
 	memcpy(baseline, walscale_shared->baseline,
 		   sizeof(uint64) * nlocks * WALINSERT_NUM_COUNTERS);
 	stats_reset = walscale_shared->stats_reset;
@@ -322,8 +480,8 @@ walscale_insert_lock_stats(PG_FUNCTION_ARGS)
 	{
 		uint64		c[WALINSERT_NUM_COUNTERS];
 		uint64	   *base = &baseline[lockno * WALINSERT_NUM_COUNTERS];
-		Datum		values[9];
-		bool		nulls[9] = {0};
+		Datum		values[STATS_COLS_V1_1];
+		bool		nulls[STATS_COLS_V1_1] = {0};
 		int			i = 0;
 
 		GetWALInsertLockCounters(lockno, c);
@@ -331,6 +489,8 @@ walscale_insert_lock_stats(PG_FUNCTION_ARGS)
 			c[k] -= base[k];
 
 		values[i++] = Int32GetDatum(lockno);
+		if (ncols >= STATS_COLS_V1_1)
+			values[i++] = BoolGetDatum(lockno < nactive);
 		values[i++] = Int64GetDatum(c[WALINSERT_FIRST_TRY] + c[WALINSERT_CONTENDED]);
 		values[i++] = Int64GetDatum(c[WALINSERT_FIRST_TRY]);
 		values[i++] = Int64GetDatum(c[WALINSERT_FAILED_ATTEMPTS]);
@@ -339,7 +499,7 @@ walscale_insert_lock_stats(PG_FUNCTION_ARGS)
 		values[i++] = Int64GetDatum(c[WALINSERT_EXCLUSIVE]);
 		values[i++] = Int64GetDatum(c[WALINSERT_FLUSH_WAITS]);
 		values[i++] = TimestampTzGetDatum(stats_reset);
-		Assert(i == lengthof(values));
+		Assert(i == ncols);
 
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
@@ -395,9 +555,10 @@ walscale_reset(PG_FUNCTION_ARGS)
 	/* read the clock under the lock, so that concurrent resets stay in order */
 	LWLockAcquire(walscale_shared->lock, LW_EXCLUSIVE);
 	now = GetCurrentTimestamp();
-	for (int lockno = 0; lockno < GetNumWALInsertLocks(); lockno++)
+	for (int lockno = 0; lockno < GetMaxWALInsertLocks(); lockno++)
 		GetWALInsertLockCounters(lockno,
 								 &walscale_shared->baseline[lockno * WALINSERT_NUM_COUNTERS]);
+	walscale_shared->locks_shown = GetNumWALInsertLocks();
 	walscale_shared->fastpath_baseline =
 		pg_atomic_read_u64(&walscale_shared->fastpath_overflows);
 	walscale_shared->stats_reset = now;
@@ -407,26 +568,55 @@ walscale_reset(PG_FUNCTION_ARGS)
 }
 
 /*
- * The settings in effect, as the server applied them.
+ * The settings in effect, as the server applied them, beside the number of
+ * insertion locks configured, and the last resize.
  */
 Datum
 walscale_settings_info(PG_FUNCTION_ARGS)
 {
 	TupleDesc	tupdesc;
-	Datum		values[5];
-	bool		nulls[5] = {0};
+	Datum		values[SETTINGS_COLS_V1_1];
+	bool		nulls[SETTINGS_COLS_V1_1] = {0};
+	int			i = 0;
 
 	walscale_require_preloaded();
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
+	if (tupdesc->natts != SETTINGS_COLS_V1_0 &&
+		tupdesc->natts != SETTINGS_COLS_V1_1)
+		elog(ERROR, "incorrect number of output arguments");
 
-	values[0] = Int32GetDatum(WalscaleCoreVersion);
-	values[1] = Int32GetDatum(GetNumWALInsertLocks());
-	values[2] = Int32GetDatum(XLogInsertLockAttempts);
-	values[3] = Int32GetDatum(FastPathLockGroupsPerBackend);
-	values[4] = CStringGetTextDatum(FastPathLockGroupsRequested != 0 ?
-									"walscale.fastpath_groups" :
-									"max_locks_per_transaction");
+	values[i++] = Int32GetDatum(WalscaleCoreVersion);
+	values[i++] = Int32GetDatum(GetNumWALInsertLocks());
+	if (tupdesc->natts == SETTINGS_COLS_V1_1)
+	{
+		values[i++] = Int32GetDatum(walscale_insert_locks);
+		values[i++] = Int32GetDatum(GetMaxWALInsertLocks());
+	}
+	values[i++] = Int32GetDatum(XLogInsertLockAttempts);
+	values[i++] = Int32GetDatum(FastPathLockGroupsPerBackend);
+	values[i++] = CStringGetTextDatum(FastPathLockGroupsRequested != 0 ?
+									  "walscale.fastpath_groups" :
+									  "max_locks_per_transaction");
+	if (tupdesc->natts == SETTINGS_COLS_V1_1)
+	{
+		LWLockAcquire(walscale_shared->lock, LW_SHARED);
+		values[i++] = Int64GetDatum(walscale_shared->resizes);
+		if (walscale_shared->resizes > 0)
+		{
+			values[i++] = TimestampTzGetDatum(walscale_shared->last_resize);
+			values[i++] = Int32GetDatum(walscale_shared->last_resize_from);
+			values[i++] = Float8GetDatum(walscale_shared->last_resize_held_ns / 1000000.0);
+		}
+		else
+		{
+			nulls[i++] = true;
+			nulls[i++] = true;
+			nulls[i++] = true;
+		}
+		LWLockRelease(walscale_shared->lock);
+	}
+	Assert(i == tupdesc->natts);
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

@@ -206,6 +206,25 @@ done
 touch "$prefix/.complete"
 log "built $variant PostgreSQL $version in $(( $(date +%s) - start ))s"
 link_into_clone
+prune_old_builds
+}
+
+# Each patch change leaves a build of about 1 GB behind: keep the newest
+# WALSCALE_CACHE_KEEP (default 3) of this variant, by completion time, and
+# drop make mutate's copies of the builds that go.  Another clone whose .pg
+# link pointed at a pruned build rebuilds it when next used.
+prune_old_builds() {
+	local keep=${WALSCALE_CACHE_KEEP:-3} old
+	[[ "$keep" =~ ^[1-9][0-9]*$ ]] || { echo "build-postgres: WALSCALE_CACHE_KEEP must be a positive integer" >&2; return 1; }
+	while read -r old; do
+		[ -n "$old" ] && [ "$old" != "$prefix" ] || continue
+		log "pruning the older build $old"
+		rm -rf "$old" "$cache/mutate/$(basename "$old")"
+	done < <(find "$cache" -maxdepth 1 -type d -regextype posix-extended \
+			-regex ".*/pg-18\.[0-9]+-$variant-[0-9a-f]{12}" -printf '%p\n' |
+		while read -r d; do
+			printf '%s %s\n' "$(stat -c %Y "$d/.complete" 2>/dev/null || echo 0)" "$d"
+		done | sort -rn | tail -n +$((keep + 1)) | cut -d' ' -f2-)
 }
 
 main "$@"

@@ -5,14 +5,20 @@ CREATE EXTENSION walscale;
 -- started (shared memory is set up just before pg_postmaster_start_time),
 -- the same time in both views
 SELECT count(*) AS locks, min(lock_id) AS first, max(lock_id) AS last,
+       bool_and(active) AS all_active,
        bool_and(s.stats_reset BETWEEN pg_postmaster_start_time() - interval '10 minutes'
                                   AND pg_postmaster_start_time()) AS since_start,
        bool_and(s.stats_reset = f.stats_reset) AS same_in_fastpath
 FROM walscale_stats s, walscale_fastpath f;
 
--- the settings in effect are those of walscale.conf
-SELECT core_version >= 1 AS patched, insert_locks, insert_lock_attempts,
+-- the settings in effect are those of walscale.conf; slots are allocated
+-- for the most locks, and nothing was resized since the start
+SELECT core_version >= 1 AS patched, insert_locks, insert_locks_configured,
+       insert_locks_allocated, insert_lock_attempts,
        fastpath_groups, fastpath_groups_source
+FROM walscale_settings;
+SELECT resizes, last_resize IS NULL AS never_resized,
+       last_resize_from IS NULL AND last_resize_held_ms IS NULL AS nothing_held
 FROM walscale_settings;
 
 SELECT groups_per_backend, slots_per_backend
@@ -87,10 +93,10 @@ BEGIN
   END LOOP;
 END $$;
 
--- start-time settings cannot change in a session
-SET walscale.insert_locks = 4;
+-- the fast-path groups are sized at start
 SET walscale.fastpath_groups = 2;
--- the attempts change only with a reload
+-- the number of locks and the attempts change only with a reload
+SET walscale.insert_locks = 4;
 SET walscale.insert_lock_attempts = 1;
 -- and bad values are refused with the valid range
 ALTER SYSTEM SET walscale.insert_locks = 0;
@@ -116,4 +122,18 @@ RESET ROLE;
 REVOKE EXECUTE ON FUNCTION walscale_reset() FROM regress_walscale_reader;
 DROP ROLE regress_walscale_reader;
 
+DROP EXTENSION walscale;
+
+-- version 1.0's SQL keeps working with this module, and updates to 1.1
+CREATE EXTENSION walscale VERSION '1.0';
+SELECT count(*) AS locks FROM walscale_stats;
+SELECT insert_locks, insert_lock_attempts, fastpath_groups, fastpath_groups_source
+FROM walscale_settings;
+ALTER EXTENSION walscale UPDATE TO '1.1';
+SELECT count(*) AS locks, bool_and(active) AS all_active FROM walscale_stats;
+SELECT insert_locks, insert_locks_configured, insert_locks_allocated, resizes
+FROM walscale_settings;
+SELECT has_table_privilege('public', 'walscale_stats', 'SELECT') AS stats_readable,
+       has_table_privilege('public', 'walscale_settings', 'SELECT') AS settings_readable,
+       has_function_privilege('public', 'walscale_reset()', 'EXECUTE') AS reset_by_anyone;
 DROP EXTENSION walscale;

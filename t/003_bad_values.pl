@@ -93,30 +93,34 @@ FROM walscale_settings}),
 	'good configuration: walscale_settings reports it');
 
 # 3. SET cannot change what is fixed at server start, nor what a reload sets
-foreach my $setting ('insert_locks', 'fastpath_groups')
 {
 	my ($stdout, $stderr);
 	my $ret = $node->psql(
-		'postgres', "SET walscale.$setting = 4",
+		'postgres', "SET walscale.fastpath_groups = 4",
+		stdout => \$stdout,
+		stderr => \$stderr);
+	isnt($ret, 0, "SET walscale.fastpath_groups fails");
+	like(
+		$stderr,
+		qr/parameter "walscale\.fastpath_groups" cannot be changed without restarting the server/,
+		"SET walscale.fastpath_groups: needs a restart");
+}
+foreach my $setting ('insert_locks', 'insert_lock_attempts')
+{
+	my ($stdout, $stderr);
+	my $ret = $node->psql(
+		'postgres', "SET walscale.$setting = 1",
 		stdout => \$stdout,
 		stderr => \$stderr);
 	isnt($ret, 0, "SET walscale.$setting fails");
 	like(
 		$stderr,
-		qr/parameter "walscale\.$setting" cannot be changed without restarting the server/,
-		"SET walscale.$setting: needs a restart");
+		qr/parameter "walscale\.$setting" cannot be changed now/,
+		"SET walscale.$setting: only the configuration sets it");
 }
 {
 	my ($stdout, $stderr);
-	my $ret = $node->psql(
-		'postgres', 'SET walscale.insert_lock_attempts = 1',
-		stdout => \$stdout,
-		stderr => \$stderr);
-	isnt($ret, 0, 'SET walscale.insert_lock_attempts fails');
-	like(
-		$stderr,
-		qr/parameter "walscale\.insert_lock_attempts" cannot be changed now/,
-		'SET walscale.insert_lock_attempts: only the configuration sets it');
+	my $ret;
 
 	$ret = $node->psql(
 		'postgres', 'SET walscale.no_such_setting = 1',
@@ -152,40 +156,60 @@ foreach my $setting (sort keys %bad_values)
 unlike(slurp_file($node->data_dir . '/postgresql.auto.conf'),
 	qr/walscale/, 'no bad value reached postgresql.auto.conf');
 
-# 5. a good value for a start-time setting waits for the restart
+# 5. a good value for walscale.insert_locks takes effect on reload, applied
+# by walscale's background worker, with no restart pending
 $node->safe_psql('postgres',
 	'ALTER SYSTEM SET walscale.insert_locks = 32; SELECT pg_reload_conf()');
 ok( $node->poll_query_until(
 		'postgres',
+		'SELECT insert_locks || \'/\' || insert_locks_configured FROM walscale_settings',
+		'32/32'),
+	'ALTER SYSTEM SET walscale.insert_locks = 32: in effect after reload');
+is( $node->safe_psql(
+		'postgres',
 		q{SELECT pending_restart FROM pg_settings WHERE name = 'walscale.insert_locks'}
 	),
-	'ALTER SYSTEM SET walscale.insert_locks: pending restart after reload');
-is( $node->safe_psql(
-		'postgres', 'SELECT insert_locks FROM walscale_settings'),
-	'16',
-	'ALTER SYSTEM SET walscale.insert_locks: no effect before restart');
-$node->safe_psql('postgres', 'ALTER SYSTEM RESET walscale.insert_locks');
+	'f',
+	'ALTER SYSTEM SET walscale.insert_locks: no restart pending');
+ok( $node->log_contains(
+		qr/LOG:  walscale: WAL insertion locks resized from 16 to 32; all locks held for [0-9.]+ ms after waiting [0-9.]+ ms for them/
+	),
+	'the resize from 16 to 32 is logged, with how long all locks were held');
+$node->safe_psql('postgres',
+	'ALTER SYSTEM RESET walscale.insert_locks; SELECT pg_reload_conf()');
+ok( $node->poll_query_until(
+		'postgres', 'SELECT insert_locks FROM walscale_settings', '16'),
+	'ALTER SYSTEM RESET walscale.insert_locks: back to 16 after reload');
 
-# 6. a bad value for walscale.insert_lock_attempts on reload is ignored
-foreach my $value ('17', 'x')
+# 6. a bad value on reload is ignored, with the usual message, for both
+# settings that a reload changes
+foreach my $case ([ insert_lock_attempts => '17' ],
+	[ insert_lock_attempts => 'x' ],
+	[ insert_locks => '0' ],
+	[ insert_locks => '1025' ],
+	[ insert_locks => 'x' ])
 {
-	my $name = "reload with walscale.insert_lock_attempts = '$value'";
+	my ($setting, $value) = @$case;
+	my $name = "reload with walscale.$setting = '$value'";
 	my $log_offset = -s $node->logfile;
 
 	set_walscale_conf(
 		insert_locks => 16,
-		insert_lock_attempts => $value,
-		fastpath_groups => 2);
+		insert_lock_attempts => 2,
+		fastpath_groups => 2,
+		$setting => $value);
 	$node->safe_psql('postgres', 'SELECT pg_reload_conf()');
-	ok( $node->wait_for_log(
-			bad_value_message('insert_lock_attempts'), $log_offset),
+	ok($node->wait_for_log(bad_value_message($setting), $log_offset),
 		"$name: the log names the parameter");
 	is( $node->safe_psql(
-			'postgres', 'SELECT insert_lock_attempts FROM walscale_settings'),
-		'2',
-		"$name: the old value stays in effect");
-	is($node->safe_psql('postgres', 'SHOW walscale.insert_lock_attempts'),
-		'2', "$name: SHOW reports the old value");
+			'postgres',
+			'SELECT insert_locks, insert_locks_configured, insert_lock_attempts FROM walscale_settings'
+		),
+		'16|16|2',
+		"$name: the old values stay in effect");
+	is($node->safe_psql('postgres', "SHOW walscale.$setting"),
+		$setting eq 'insert_locks' ? '16' : '2',
+		"$name: SHOW reports the old value");
 }
 
 # and a good one takes effect, in new sessions, without a restart

@@ -96,7 +96,7 @@ $patched->safe_psql('postgres', 'CREATE EXTENSION walscale');
 is( $patched->safe_psql(
 		'postgres',
 		q{SELECT extversion FROM pg_extension WHERE extname = 'walscale'}),
-	'1.0',
+	'1.1',
 	'patched without walscale: CREATE EXTENSION walscale works');
 
 foreach my $query (

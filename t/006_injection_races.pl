@@ -27,21 +27,21 @@ use Test::More;
 use FindBin;
 use lib $FindBin::RealBin;
 use WalscaleTest;
+use WalscaleInjection;
 
 my $node = PostgreSQL::Test::Cluster->new('injection_races');
 
+require_injection_points($node);
+
 # injection_points is preloaded, so that its state is in shared memory when a
 # point waits in a critical section, where no memory can be allocated
-if (!-e $node->config_data('--pkglibdir') . '/injection_points.so')
-{
-	if (($ENV{WALSCALE_INJECTION_POINTS} // '') eq 'required')
-	{
-		BAIL_OUT('this server has no injection points, which make test requires');
-	}
-	plan skip_all => 'the server is not built with injection points';
-}
-
-$node->init;
+# While a backend is paused holding an insertion lock, a new session could
+# wait for that lock to write WAL of its own (with data checksums, the first
+# hint bits set on a page after a checkpoint write a full-page image; a
+# catalog page may be pruned): so checksums are off, the catalogs are
+# vacuumed after the set-up, and what the test asks while a backend is
+# paused goes through $mon, a session that has asked the same before.
+$node->init(extra => ['--no-data-checksums']);
 $node->append_conf(
 	'postgresql.conf', q{
 shared_preload_libraries = 'walscale,injection_points'
@@ -61,13 +61,16 @@ CREATE EXTENSION walscale;
 CREATE EXTENSION injection_points;
 CREATE TABLE t (id int, who text);
 });
+$node->safe_psql('postgres', 'VACUUM (FREEZE)');
+$node->safe_psql('postgres', 'CHECKPOINT');
+my $mon;
 
 # counters of one lock since the last reset, as a hash
 sub lock_counters
 {
 	my ($lockno) = @_;
-	my $row = $node->safe_psql(
-		'postgres', qq{
+	my $row = $mon->query_safe(
+		qq{
 SELECT acquisitions, first_try, failed_attempts, blocking_waits, flush_waits
 FROM walscale_stats WHERE lock_id = $lockno});
 	my %c;
@@ -76,105 +79,17 @@ FROM walscale_stats WHERE lock_id = $lockno});
 	return \%c;
 }
 
-# A session whose preferred insertion lock is $lockno of $nlocks: a fresh
-# backend prefers the lock at its ProcNumber modulo the number of locks.
-# Sessions opened on the way stay open (so that the next one gets another
-# ProcNumber) and are returned to be closed by the caller.
-sub session_preferring
-{
-	my ($lockno, $nlocks, @avoid) = @_;
-	my @opened;
-
-	for (1 .. 3 * $nlocks + 3)
-	{
-		my $s = $node->background_psql('postgres', on_error_stop => 1);
-		my $procno = $s->query_safe(
-			q{SELECT s FROM pg_stat_get_backend_idset() AS s
-			  WHERE pg_stat_get_backend_pid(s) = pg_backend_pid()});
-		if ($procno % $nlocks == $lockno)
-		{
-			$_->quit for @opened;
-			return $s;
-		}
-		push @opened, $s;
-	}
-	die "no session prefers lock $lockno of $nlocks";
-}
-
-sub backend_pid
-{
-	my ($s) = @_;
-	return $s->query_safe('SELECT pg_backend_pid()');
-}
-
-# state and wait event of a backend
-sub activity_of
-{
-	my ($pid) = @_;
-	return $node->safe_psql('postgres',
-		"SELECT state || '/' || coalesce(wait_event, '') FROM pg_stat_activity WHERE pid = $pid"
-	);
-}
-
-# What backend $pid's statement comes to: 'waits' on the WAL insertion lock
-# tranche, or 'done' (the backend is idle again).
-sub outcome
-{
-	my ($pid) = @_;
-	for (1 .. 10 * $PostgreSQL::Test::Utils::timeout_default)
-	{
-		my $a = activity_of($pid);
-		return 'waits' if $a eq 'active/WALInsert';
-		return 'done' if $a =~ /^idle/;
-		usleep(100_000);
-	}
-	return "still '" . activity_of($pid) . "'";
-}
-
-# Make session $s stop at injection point $point in $sql, and wait until it
-# does.  The point is loaded first: it sits in a critical section.
-sub pause_at
-{
-	my ($s, $point, $sql) = @_;
-	$s->query_safe(
-		qq{SELECT injection_points_set_local();
-		   SELECT injection_points_attach('$point', 'wait');
-		   SELECT injection_points_load('$point')});
-	start_in($s, $sql);
-	$node->wait_for_event('client backend', $point);
-	return;
-}
-
-# Let the backend waiting at injection point $name go on.  The points run
-# only in the backend that loaded them (they sit in critical sections, where
-# nothing can be loaded), and each test statement passes its point once.
-sub release_point
-{
-	my ($name) = @_;
-	$node->safe_psql('postgres',
-		"SELECT injection_points_detach('$name'); SELECT injection_points_wakeup('$name')"
-	);
-	return;
-}
-
-# A statement that writes exactly one WAL record, outside any transaction,
-# so that a backend paused in it pauses once.
-my $one_record =
-  q{SELECT pg_logical_emit_message(false, 'walscale', 'paused') IS NOT NULL;};
-
-# Start $sql in session $s without waiting for it to finish.
-sub start_in
-{
-	my ($s, $sql) = @_;
-	$s->query_until(qr/started/, "\\echo started\n$sql\n");
-	return;
-}
+my $one_record = one_record_sql();
 
 sub restart_with
 {
 	my ($locks, $attempts) = @_;
 	write_case_conf($node, $locks, $attempts);
+	$mon->quit if $mon;
 	$node->restart;
+	$mon = $node->background_psql('postgres', on_error_stop => 1);
+	lock_counters(0);
+	activity_of($node, $$, $mon);
 	is($node->safe_psql('postgres', 'SELECT count(*) FROM walscale_stats'),
 		$locks, "server runs with $locks insertion locks");
 	return;
@@ -186,20 +101,20 @@ sub flush_waits_for_paused_insertion
 	my ($nlocks, $paused) = @_;
 	my $case = "$nlocks locks, insertion paused on lock $paused";
 
-	my $p = session_preferring($paused, $nlocks);
-	my $c = session_preferring(($paused + 1) % $nlocks, $nlocks);
+	my $p = session_preferring($node, $paused, $nlocks);
+	my $c = session_preferring($node, ($paused + 1) % $nlocks, $nlocks);
 	my $c_pid = backend_pid($c);
 	$node->safe_psql('postgres', 'SELECT walscale_reset()');
 
-	pause_at($p, 'walscale-wal-insert-reserved', $one_record);
+	pause_at($node, $p, 'walscale-wal-insert-reserved', $one_record, $mon);
 
-	start_in($c, "INSERT INTO t VALUES (2, 'committer');");
-	is(outcome($c_pid), 'waits',
+	start_in($node, $c, "INSERT INTO t VALUES (2, 'committer');", $mon);
+	is(outcome($node, $c_pid, $mon), 'waits',
 		"$case: a commit past it waits for it, not returning");
 	is(lock_counters($paused)->{flush_waits},
 		0, "$case: no flush wait counted while the flusher still sleeps");
 
-	release_point('walscale-wal-insert-reserved');
+	release_point($node, 'walscale-wal-insert-reserved', $mon);
 	$p->query_safe('SELECT 1');
 	$c->query_safe('SELECT 1');
 	is($node->safe_psql('postgres', q{SELECT string_agg(who, ',') FROM t}),
@@ -230,23 +145,23 @@ flush_waits_for_paused_insertion(16, 15);
 # commit, so that it does not wait to flush past the paused insertion
 restart_with(2, 1);
 {
-	my $p = session_preferring(0, 2);
-	my $h = session_preferring(0, 2);
+	my $p = session_preferring($node, 0, 2);
+	my $h = session_preferring($node, 0, 2);
 	my $h_pid = backend_pid($h);
 	$node->safe_psql('postgres', 'SELECT walscale_reset()');
 
-	pause_at($p, 'walscale-wal-insert-reserved', $one_record);
+	pause_at($node, $p, 'walscale-wal-insert-reserved', $one_record, $mon);
 
-	start_in($h,
-		"SET synchronous_commit = off; INSERT INTO t VALUES (2, 'hopper');");
-	is(outcome($h_pid), 'done',
+	$h->query_safe('SET synchronous_commit = off');
+	start_in($node, $h, "INSERT INTO t VALUES (2, 'hopper');", $mon);
+	is(outcome($node, $h_pid, $mon), 'done',
 		'with attempts, an insertion whose preferred lock is busy completes');
 	my $other = lock_counters(1);
 	cmp_ok($other->{failed_attempts}, '>=', 1,
 		'it tried the busy lock, then took the other one');
 	is($other->{blocking_waits}, 0, 'it did not sleep');
 
-	release_point('walscale-wal-insert-reserved');
+	release_point($node, 'walscale-wal-insert-reserved', $mon);
 	$p->query_safe('SELECT 1');
 	$h->query_safe('SELECT 1');
 	is($node->safe_psql('postgres', 'SELECT count(*) FROM t'),
@@ -258,20 +173,21 @@ restart_with(2, 1);
 
 # (c) no hopping while all locks are being taken
 {
-	my $s = session_preferring(1, 2);
-	my $h = session_preferring(0, 2);
+	my $s = session_preferring($node, 1, 2);
+	my $h = session_preferring($node, 0, 2);
 	my $h_pid = backend_pid($h);
 	$node->safe_psql('postgres', 'SELECT walscale_reset()');
 
-	pause_at($s, 'walscale-all-locks-but-last-held', 'SELECT pg_switch_wal();');
+	pause_at($node, $s, 'walscale-all-locks-but-last-held',
+		'SELECT pg_switch_wal();', $mon);
 
-	start_in($h,
-		"SET synchronous_commit = off; INSERT INTO t VALUES (1, 'waiter');");
-	is(outcome($h_pid), 'waits',
+	$h->query_safe('SET synchronous_commit = off');
+	start_in($node, $h, "INSERT INTO t VALUES (1, 'waiter');", $mon);
+	is(outcome($node, $h_pid, $mon), 'waits',
 		'while a WAL switch takes all locks, a backend that finds its lock busy waits for it'
 	);
 
-	release_point('walscale-all-locks-but-last-held');
+	release_point($node, 'walscale-all-locks-but-last-held', $mon);
 	$s->query_safe('SELECT 1');
 	$h->query_safe('SELECT 1');
 	my $mine = lock_counters(0);

@@ -192,7 +192,7 @@ for my $guc (sort keys %hostile)
 }
 fails_like(
 	"SET walscale.insert_locks TO DEFAULT",
-	qr/parameter "walscale\.insert_locks" cannot be changed without restarting the server/,
+	qr/parameter "walscale\.insert_locks" cannot be changed now/,
 	'SET walscale.insert_locks TO DEFAULT');
 fails_like(
 	"SELECT set_config('walscale.insert_lock_attempts', '2', false)",
@@ -447,7 +447,7 @@ $plain->start;
 		'SELECT insert_locks, insert_lock_attempts FROM walscale_settings');
 	is($stdout, '8|0', 'ALTER DATABASE SET walscale.insert_locks: no effect');
 	like($stderr,
-		qr/WARNING:\s+parameter "walscale\.insert_locks" cannot be changed without restarting the server/,
+		qr/WARNING:\s+parameter "walscale\.insert_locks" cannot be changed now/,
 		'ALTER DATABASE SET walscale.insert_locks: the session is warned');
 	($ret, $stdout, $stderr) = $plain->psql('postgres',
 		'SELECT insert_locks, insert_lock_attempts FROM walscale_settings',
