@@ -122,6 +122,7 @@ for v in "" --stock; do
 	[ -n "$p" ] && [ -f "$p/.complete" ] || est_build=$((est_build + 420 * 2 / C))
 done
 est_total=$((est_build + est_cg + est_setup + est_runs + 15))
+[ "${BENCH_SKIP_RESIZE:-0}" = 1 ] || est_total=$((est_total + $("$repo/bench/resize.sh" "$mode" --estimate)))
 
 echo "== make bench ($mode): $nruns runs of ${BENCH_SECONDS}s, $reps repetitions, $C cores"
 echo "== expected total time: ~$(fmt_secs "$est_total") (builds $(fmt_secs "$est_build"), callgrind $(fmt_secs "$est_cg"), setup $(fmt_secs "$est_setup"), runs $(fmt_secs "$est_runs"))"
@@ -209,3 +210,8 @@ else
 	echo "bench: no python3, the report was not written; the CSV files are in $RESULTS" >&2
 fi
 echo "== [$(fmt_secs "$elapsed")] done: $RESULTS/report.md"
+
+# resizing the insertion locks at run time: resize.md in the same directory
+if [ "${BENCH_SKIP_RESIZE:-0}" != 1 ]; then
+	BENCH_RESULTS=$RESULTS "$repo/bench/resize.sh" "$mode"
+fi

@@ -20,7 +20,8 @@
 #               combinations of insert_locks {1,1024} x attempts {0,3} x
 #               fastpath_groups {1,1024}; all of src/test/recovery at 1/3/1,
 #               1024/0/1024 and 1024/3/1; t/1NN_*.pl with long settings
-#               (25+25 crash cycles, 60-90 s of load); memcheck; and
+#               (25+25 crash cycles, 60-90 s of load, 6 resize-storm
+#               crashes after 30 s each); memcheck; and
 #               valgrind.  61 minutes on 2 idle cores (measured: 59 without
 #               valgrind, 2 for it).
 #   memcheck    build (once, cached) the patched server with --enable-cassert
@@ -56,6 +57,21 @@
 #   WALSCALE_RECOVERY_CONFIGS   configurations for src/test/recovery
 #   WALSCALE_RECOVERY_TESTS     test files of src/test/recovery, "all", or "quick" (19 of them)
 #   PROVE_JOBS                  parallel prove jobs for src/test/recovery (1)
+#   WALSCALE_SIDE_RESIZE        1 (default): while regress and isolation run, a
+#                               side loop resizes walscale.insert_locks (below); 0: not
+#   WALSCALE_SIDE_RESIZE_VALUES the counts it cycles through ("1 3 8 64 1024")
+#   WALSCALE_SIDE_RESIZE_INTERVAL  seconds between two of its reloads (0.2)
+#   WALSCALE_SIDE_RESIZE_MIN    resizes it must have made at each configuration (50)
+#
+# While src/test/regress and src/test/isolation run at a configuration,
+# walscale.insert_locks is set by ALTER SYSTEM and a reload every 0.2 s, in
+# one psql session beside the suites, cycling through 1, 3, 8, 64 and 1024:
+# the suites must pass while the number of insertion locks changes under
+# them.  Then the configuration's own count is set back, and the check
+# "resizes during suites" fails unless walscale_settings.resizes and the
+# server log's "resized from" lines show WALSCALE_SIDE_RESIZE_MIN resizes,
+# the loop's psql exited 0 with nothing on stderr, and the count settled
+# back.
 # shellcheck disable=SC2317 # functions run through run_suite and the EXIT trap
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -109,6 +125,10 @@ case "$mode" in
 		;;
 esac
 [ "$recovery_tests" = quick ] && recovery_tests=$quick_recovery_tests
+side_resize=${WALSCALE_SIDE_RESIZE:-1}
+side_resize_values=${WALSCALE_SIDE_RESIZE_VALUES:-1 3 8 64 1024}
+side_resize_interval=${WALSCALE_SIDE_RESIZE_INTERVAL:-0.2}
+side_resize_min=${WALSCALE_SIDE_RESIZE_MIN:-50}
 has_suite() { case " $suites " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
 t_start=$(date +%s)
@@ -237,13 +257,78 @@ ensure_contrib() {
 	done
 }
 
+# The side loop that resizes walscale.insert_locks while the suites run:
+# ALTER SYSTEM and pg_reload_conf() every $side_resize_interval seconds, in
+# one psql session (as the run user), through $side_resize_values, until
+# $1/resize-loop.stop exists.  $1: the configuration's scratch directory,
+# where its server's socket is; $2: the port.  Sets side_resize_pid (psql's
+# end of the pipeline, whose status wait gives).
+start_side_resize() {
+	local dir=$1 port=$2
+	rm -f "$dir/resize-loop.stop"
+	{
+		set +eE
+		trap - ERR
+		n=0
+		while [ ! -e "$dir/resize-loop.stop" ]; do
+			for v in $side_resize_values; do
+				[ -e "$dir/resize-loop.stop" ] && break
+				n=$((n + 1))
+				# a psql that ended leaves nobody to write to: stop
+				printf 'ALTER SYSTEM SET walscale.insert_locks = %s;\nSELECT pg_reload_conf();\n\\echo reload %d %s\n' \
+					"$v" "$n" "$v" 2>/dev/null || exit 0
+				sleep "$side_resize_interval"
+			done
+		done
+	} | {
+		# its failure is told by its status, not by the suite's ERR trap
+		trap - ERR
+		as_run_user "$bin/psql" -X -q -At -h "$dir" -p "$port" -d postgres -v ON_ERROR_STOP=1 \
+			>"$dir/resize-loop.out" 2>"$dir/resize-loop.err"
+	} &
+	side_resize_pid=$!
+}
+
+# Stop the side loop, set the configuration's count back, and record what
+# the loop did: "resizes during suites" passes if the server made at least
+# $side_resize_min resizes (walscale_settings.resizes, and as many "resized
+# from" lines in its log), the loop's psql exited 0 with nothing on stderr,
+# and the count settled back on $locks.  Needs pgq, dir, cfg, locks and
+# start of run_regress_isolation.
+stop_side_resize() {
+	local rc=0 reloads resizes logged settled=0 detail
+	touch "$dir/resize-loop.stop"
+	wait "$side_resize_pid" || rc=$?
+	reloads=$(grep -c '^reload ' "$dir/resize-loop.out" || true)
+	resizes=$(pgq -d postgres -c "SELECT resizes FROM walscale_settings" || echo 0)
+	logged=$(grep -c 'walscale: WAL insertion locks resized from' "$dir/server.log" || true)
+	pgq -d postgres -c "ALTER SYSTEM RESET walscale.insert_locks" -c "SELECT pg_reload_conf()" >/dev/null || rc=1
+	for _ in $(seq 1 300); do
+		if [ "$(pgq -d postgres -c "SELECT insert_locks = $locks AND insert_locks_configured = $locks FROM walscale_settings" 2>/dev/null || true)" = t ]; then
+			settled=1
+			break
+		fi
+		sleep 0.2
+	done
+	detail="$resizes resizes ($logged logged) in $reloads reloads"
+	if [ "$rc" = 0 ] && [ ! -s "$dir/resize-loop.err" ] && [ "$settled" = 1 ] &&
+		[ "$resizes" -ge "$side_resize_min" ] && [ "$logged" -ge "$side_resize_min" ]; then
+		record "resizes during suites" "$cfg" ok "$detail" "$(elapsed "$start")"
+	else
+		[ -s "$dir/resize-loop.err" ] && head -n 20 "$dir/resize-loop.err"
+		[ "$settled" = 1 ] || detail="$detail, not back at $locks"
+		[ "$rc" = 0 ] || detail="$detail, psql exit $rc"
+		record "resizes during suites" "$cfg" FAIL "$detail (min $side_resize_min)" "$(elapsed "$start")"
+	fi
+}
+
 # ---------------------------------------------------------------------------
 # src/test/regress and src/test/isolation, installcheck-style against one
 # cluster per configuration, so that the settings can be checked on the
 # running server before and after.
 # ---------------------------------------------------------------------------
 run_regress_isolation() {
-	local cfg=$1 name dir port locks attempts groups pgq rc out start s
+	local cfg=$1 name dir port locks attempts groups pgq rc out start s side_start
 	IFS=/ read -r locks attempts groups <<<"$cfg"
 	name="suites-${locks}-${attempts}-${groups}"
 	dir=$(scratch_dir "$name")
@@ -276,9 +361,15 @@ run_regress_isolation() {
 	pgq -d postgres -c "CREATE EXTENSION walscale" >/dev/null || true
 	s=$(pgq -d postgres -c "SELECT insert_locks || '/' || insert_lock_attempts || '/' || fastpath_groups FROM walscale_settings") ||
 		s="psql failed"
-	if [ "$s" != "$cfg" ] || [ "$(pgq -d postgres -c 'SELECT count(*) FROM walscale_stats' || true)" != "$locks" ]; then
+	if [ "$s" != "$cfg" ] || [ "$(pgq -d postgres -c 'SELECT count(*) FROM walscale_stats WHERE active' || true)" != "$locks" ]; then
 		record "settings" "$cfg" FAIL "walscale_settings says $s" 0
 		return
+	fi
+
+	if [ "$side_resize" = 1 ]; then
+		say "resizing walscale.insert_locks every ${side_resize_interval}s ($side_resize_values) while the suites run at $cfg"
+		side_start=$(date +%s)
+		start_side_resize "$dir" "$port"
 	fi
 
 	if has_suite regress; then
@@ -335,22 +426,31 @@ run_regress_isolation() {
 		fi
 	fi
 
-	# after the suites: every lock was taken by the all-locks path of the
-	# suites' checkpoints, and WAL went through the insertion locks
-	s=$(pgq -d postgres -c "SELECT count(*) = $locks AND min(exclusive_acquisitions) > 0
+	if [ "$side_resize" = 1 ]; then
+		start=$side_start
+		stop_side_resize
+		# some of the locks active now may have been active only between
+		# the suites' checkpoints: one more, at the configuration's count
+		pgq -d postgres -c "CHECKPOINT" >/dev/null
+	fi
+
+	# after the suites: every active lock was taken by the all-locks path of
+	# the checkpoints, and WAL went through the insertion locks
+	s=$(pgq -d postgres -c "SELECT count(*) FILTER (WHERE active) = $locks
+		AND min(exclusive_acquisitions) FILTER (WHERE active) > 0
 		AND sum(acquisitions) > 10000 FROM walscale_stats") || s="psql failed"
 	if [ "$s" = t ]; then
 		record "counters after suites" "$cfg" ok "all locks ($locks) taken exclusively" 0
 	else
 		record "counters after suites" "$cfg" FAIL "walscale_stats unexpected" 0
-		pgq -d postgres -c "SELECT count(*), min(exclusive_acquisitions), sum(acquisitions) FROM walscale_stats" || true
+		pgq -d postgres -c "SELECT count(*) FILTER (WHERE active), min(exclusive_acquisitions) FILTER (WHERE active), sum(acquisitions) FROM walscale_stats" || true
 	fi
 
 	# a clean shutdown and restart, and nothing alarming in the server log
 	rc=0
 	as_run_user "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null || rc=$?
 	as_run_user "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w start >/dev/null || rc=$?
-	[ "$(pgq -d postgres -c 'SELECT count(*) FROM walscale_stats' || true)" = "$locks" ] || rc=1
+	[ "$(pgq -d postgres -c 'SELECT count(*) FROM walscale_stats WHERE active' || true)" = "$locks" ] || rc=1
 	as_run_user "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null || rc=$?
 	if grep -E 'PANIC|TRAP:|too many LWLocks taken|terminated by signal|was terminated by exception' \
 		"$dir/server.log" >"$dir/alarms.log"; then
@@ -551,6 +651,8 @@ run_robustness() {
 					WALSCALE_BACKEND_KILLS=${WALSCALE_BACKEND_KILLS:-25} \
 					WALSCALE_LOOP_SECONDS=${WALSCALE_LOOP_SECONDS:-90} \
 					WALSCALE_LOAD_SECONDS=${WALSCALE_LOAD_SECONDS:-60} \
+					WALSCALE_STORM_SECONDS=${WALSCALE_STORM_SECONDS:-30} \
+					WALSCALE_STORM_CYCLES=${WALSCALE_STORM_CYCLES:-6} \
 					WALSCALE_TEST_TIME_LIMIT=${WALSCALE_TEST_TIME_LIMIT:-3600} \
 					prove -I "$pgxs_dir/src/test/perl" --timer t/1*.pl
 		) 2>&1 | tee "$dir/prove.out"

@@ -28,6 +28,7 @@ use warnings FATAL => 'all';
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use Time::HiRes qw(usleep);
 
 use FindBin;
 use lib $FindBin::RealBin;
@@ -118,7 +119,17 @@ $mon->query_safe('SELECT insert_locks FROM walscale_settings');
 
 	write_case_conf($node, 4, 0);
 	$mon->query_safe('SELECT pg_reload_conf()');
-	wait_for_event_through($mon, 'walscale', 'WALInsert');
+	# until the resizer waits for a lock, or (wrongly) is done
+	for (1 .. 10 * $PostgreSQL::Test::Utils::timeout_default)
+	{
+		last
+		  if $mon->query_safe(
+			q{SELECT (SELECT insert_locks FROM walscale_settings) <> 16
+			      OR EXISTS (SELECT FROM pg_stat_activity
+			                 WHERE backend_type = 'walscale' AND wait_event = 'WALInsert')}
+		  ) eq 't';
+		usleep(100_000);
+	}
 	is($mon->query_safe('SELECT insert_locks FROM walscale_settings'),
 		'16', '(a) a resize to 4 waits for the insertion paused on lock 12');
 
