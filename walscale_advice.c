@@ -7,10 +7,16 @@
  *
  * walscale.fastpath_groups is sized at server start and cannot follow the
  * load, so the advisor needs the most fast-path slots one transaction would
- * have used.  At pre-commit each backend counts the slots it holds (its own
- * fpLockBits, which only it sets) plus the locks of this transaction that
- * found their group full; the lock path itself pays nothing beyond the
- * backend-local overflow count the core patch already keeps.  The count goes
+ * have used.  At pre-commit, when the transaction's relation locks are all
+ * still held, each backend counts the slots it holds (its own fpLockBits).
+ * Only if this transaction found a group full (the core patch's
+ * backend-local FastPathLockOverflows moved) does it also count the
+ * relation locks that could have used the fast path but went to the main
+ * lock table, by walking its own PROCLOCKs: such a transaction already took
+ * a partition lock for each of those.  The number of overflows itself is
+ * no measure, since a catalog lock released and taken again counts each
+ * time.  So the lock path pays nothing beyond the backend-local overflow
+ * count the core patch already keeps.  The count goes
  * to shared memory only when it beats the maximum there, which backends read
  * from a cache line of its own; transactions are counted locally and added
  * to the shared count in batches.
@@ -26,6 +32,7 @@
 #include "port/atomics.h"
 #include "port/pg_bitutils.h"
 #include "storage/ipc.h"
+#include "storage/lock.h"
 #include "storage/shmem.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
@@ -115,7 +122,46 @@ advice_at_exit(int code, Datum arg)
 	advice_publish_xacts();
 }
 
-/* The fast-path slots this backend holds now, and its overflows since. */
+/*
+ * Relation locks this backend holds in the main lock table that the fast
+ * path could have held (lock.c's EligibleForRelationFastPath()).  Each
+ * partition's list of our PROCLOCKs changes only under its partition lock.
+ */
+static uint32
+advice_main_table_eligible(void)
+{
+	const LOCKMASK weak = LOCKBIT_ON(AccessShareLock) |
+		LOCKBIT_ON(RowShareLock) | LOCKBIT_ON(RowExclusiveLock);
+	uint32		n = 0;
+
+	if (MyDatabaseId == InvalidOid)
+		return 0;
+	for (int i = 0; i < NUM_LOCK_PARTITIONS; i++)
+	{
+		LWLock	   *partition_lock = LockHashPartitionLockByIndex(i);
+		dlist_iter	iter;
+
+		LWLockAcquire(partition_lock, LW_SHARED);
+		dlist_foreach(iter, &MyProc->myProcLocks[i])
+		{
+			PROCLOCK   *proclock = dlist_container(PROCLOCK, procLink, iter.cur);
+			LOCKTAG    *tag = &proclock->tag.myLock->tag;
+
+			if (tag->locktag_lockmethodid == DEFAULT_LOCKMETHOD &&
+				tag->locktag_type == LOCKTAG_RELATION &&
+				tag->locktag_field1 == MyDatabaseId &&
+				(proclock->holdMask & weak) != 0)
+				n++;
+		}
+		LWLockRelease(partition_lock);
+	}
+	return n;
+}
+
+/*
+ * The fast-path slots this transaction needs: those it holds, and, if a
+ * group was full, the eligible relation locks it holds elsewhere.
+ */
 static uint32
 advice_fastpath_slots_needed(void)
 {
@@ -131,8 +177,9 @@ advice_fastpath_slots_needed(void)
 			used += pg_popcount64((bits | (bits >> 1) | (bits >> 2)) &
 								  FP_SLOT_LOW_BITS);
 	}
-	return used + (uint32) Min(FastPathLockOverflows - overflows_at_xact_start,
-							   (uint64) PG_INT32_MAX);
+	if (FastPathLockOverflows != overflows_at_xact_start)
+		used += advice_main_table_eligible();
+	return used;
 }
 
 void
@@ -333,10 +380,13 @@ walscale_advice(PG_FUNCTION_ARGS)
 	else
 	{
 		row.recommended = pstrdup(row.current);
-		row.reason = contention ?
-			psprintf("Conditional attempts are on, and the number of locks is the setting to change.") :
-			psprintf("With %.1f blocking waits per 1000 acquisitions there is no contention for attempts to spread.",
-					 waits_per_1000);
+		if (!contention)
+			row.reason = psprintf("With %.1f blocking waits per 1000 acquisitions there is no contention for attempts to spread.",
+								  waits_per_1000);
+		else if (nactive == 1)
+			row.reason = psprintf("With one lock there is no other lock to try, so the number of locks is the setting to change.");
+		else
+			row.reason = psprintf("Conditional attempts are on, and the number of locks is the setting to change.");
 	}
 	advice_put(rsinfo, &row, since, now);
 
@@ -365,13 +415,13 @@ walscale_advice(PG_FUNCTION_ARGS)
 
 		row.recommended = psprintf("%d", rec);
 		if (rec > groups)
-			row.reason = psprintf("Transactions used up to %u fast-path slots and %llu locks overflowed: %d groups hold twice that, as headroom because relations hash to groups unevenly.",
+			row.reason = psprintf("Transactions needed up to %u fast-path slots and %llu lock acquisitions overflowed: %d groups hold twice that, as headroom because relations hash to groups unevenly.",
 								  fp_max, (unsigned long long) overflows, rec);
 		else if (rec < groups)
-			row.reason = psprintf("Transactions used at most %u fast-path slots: %d groups, the smallest power of two that holds twice that as headroom for uneven hashing, would have held them.",
+			row.reason = psprintf("Transactions needed at most %u fast-path slots: %d groups, the smallest power of two that holds twice that as headroom for uneven hashing, would have held them.",
 								  fp_max, rec);
 		else
-			row.reason = psprintf("Transactions used at most %u fast-path slots, and %d groups hold twice that, as headroom for uneven hashing.",
+			row.reason = psprintf("Transactions needed at most %u fast-path slots, and %d groups hold twice that, as headroom for uneven hashing.",
 								  fp_max, groups);
 	}
 	advice_put(rsinfo, &row, since, now);
