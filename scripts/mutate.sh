@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make mutate: mutation testing.  Each mutation (mutations/*.mutation, see
 # mutations/README.md) changes a few lines of the patched PostgreSQL source or
-# of walscale.c; the server or the extension is rebuilt incrementally, the
+# of walscale's own .c files; the server or the extension is rebuilt incrementally, the
 # tests the mutation names are run against it, and the mutation is killed
 # (a test failed), survived (all passed) or stale (it no longer applies or
 # no longer builds).  The report goes to mutations/REPORT.md.
@@ -15,7 +15,7 @@
 # $WALSCALE_CACHE/mutate/<prefix name>/ and reused while the prefix stays the
 # same.  A mutation of a server file recompiles that file in the copy, relinks
 # postgres and installs it into the copy's installation (DESTDIR); a mutation
-# of walscale.c builds the extension from a scratch copy of the repository's
+# of one of walscale's .c files builds the extension from a scratch copy of the repository's
 # files.  Before any mutation, the tests that the mutations name are run once
 # on the unmutated server (the baseline); if one fails, nothing is mutated.
 #
