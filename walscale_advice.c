@@ -13,9 +13,12 @@
  * backend-local FastPathLockOverflows moved) does it also count the
  * relation locks that could have used the fast path but went to the main
  * lock table, by walking its own PROCLOCKs: such a transaction already took
- * a partition lock for each of those.  The number of overflows itself is
- * no measure, since a catalog lock released and taken again counts each
- * time.  So the lock path pays nothing beyond the backend-local overflow
+ * a partition lock for each of those.  The walk takes every partition lock
+ * in shared mode, so a backend walks in one of ADVICE_WALK_EVERY of its
+ * overflowing transactions only (the first one always): the maximum is of a
+ * steady workload's transactions, which sampling finds.  The number of
+ * overflows itself is no measure, since a catalog lock released and taken
+ * again counts each time.  So the lock path pays nothing beyond the backend-local overflow
  * count the core patch already keeps.  The count goes
  * to shared memory only when it beats the maximum there, which backends read
  * from a cache line of its own; transactions are counted locally and added
@@ -46,6 +49,9 @@
 /* transactions a backend counts before adding them to the shared count */
 #define ADVICE_XACT_BATCH			16
 
+/* of a backend's transactions that overflowed, those that walk its locks */
+#define ADVICE_WALK_EVERY			16
+
 /*
  * lock.c's layout of fpLockBits: 3 bits of lock modes per slot, 16 slots per
  * group; a slot is in use when any of its 3 bits is set.
@@ -72,6 +78,7 @@ static WalscaleAdviceShared *advice_shared = NULL;
 static uint64 overflows_at_xact_start = 0;
 static uint32 xacts_pending = 0;
 static bool exit_callback_registered = false;
+static uint64 overflowing_xacts = 0;
 
 PG_FUNCTION_INFO_V1(walscale_advice);
 
@@ -178,7 +185,21 @@ advice_fastpath_slots_needed(void)
 								  FP_SLOT_LOW_BITS);
 	}
 	if (FastPathLockOverflows != overflows_at_xact_start)
-		used += advice_main_table_eligible();
+	{
+		/*
+		 * The walk takes all NUM_LOCK_PARTITIONS partition locks, so it is
+		 * sampled: the first overflowing transaction of a backend and one in
+		 * ADVICE_WALK_EVERY after it.  It is skipped when it could not raise
+		 * the maximum, since each eligible lock in the main table made the
+		 * overflow count move at least once.
+		 */
+		uint64		overflowed = FastPathLockOverflows - overflows_at_xact_start;
+		uint32		max = pg_atomic_read_u32(&advice_shared->fastpath_max_slots);
+
+		if (used + overflowed > max &&
+			overflowing_xacts++ % ADVICE_WALK_EVERY == 0)
+			used += advice_main_table_eligible();
+	}
 	return used;
 }
 
