@@ -87,7 +87,7 @@ $primary->start;
 $primary->safe_psql(
 	'postgres', q{
 CREATE EXTENSION walscale;
-SELECT pg_create_physical_replication_slot('storm_standby');
+SELECT pg_create_physical_replication_slot('storm_standby', immediately_reserve => true);
 });
 is( $primary->safe_psql(
 		'postgres',
