@@ -2,9 +2,10 @@
 # build the patched server it needs (make demo, make test, make bench).
 
 MODULE_big = walscale
-OBJS = walscale.o
+OBJS = walscale.o walscale_auto.o walscale_advice.o
 EXTENSION = walscale
-DATA = walscale--1.0.sql walscale--1.1.sql walscale--1.0--1.1.sql
+DATA = walscale--1.0.sql walscale--1.1.sql walscale--1.2.sql \
+	walscale--1.0--1.1.sql walscale--1.1--1.2.sql
 PGFILEDESC = "walscale - WAL insertion-lock and fast-path lock scaling"
 
 REGRESS = walscale

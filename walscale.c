@@ -39,35 +39,16 @@
 #include "utils/timestamp.h"
 #include "utils/wait_event.h"
 
-/*
- * A module built against a patched server and loaded into a stock one must
- * say so in words, not fail with "undefined symbol": every symbol of the core
- * patch is referenced weakly, and _PG_init() checks WalscaleCoreVersion.
- */
-#ifndef WALSCALE_CORE_VERSION
-#error "this PostgreSQL lacks walscale's core patch: build the server with scripts/build-postgres.sh and point PG_CONFIG at it (make does both)"
-#endif
+#include "walscale.h"
 
-#ifdef __GNUC__
-#pragma weak WalscaleCoreVersion
-#pragma weak XLogInsertLocksRequested
-#pragma weak XLogInsertLocksAllocated
-#pragma weak GetNumWALInsertLocks
-#pragma weak GetMaxWALInsertLocks
-#pragma weak SetNumWALInsertLocks
-#pragma weak XLogInsertLockAttempts
-#pragma weak GetWALInsertLockCounters
-#pragma weak FastPathLockGroupsRequested
-#pragma weak FastPathLockOverflows
-#endif
-
-PG_MODULE_MAGIC_EXT(.name = "walscale",.version = "1.1");
+PG_MODULE_MAGIC_EXT(.name = "walscale",.version = "1.2");
 
 /* Largest walscale.insert_lock_attempts; more only delays the sleep. */
 #define WALSCALE_MAX_ATTEMPTS	16
 
 /* GUC variables */
-static int	walscale_insert_locks = XLOG_INSERT_LOCKS_DEFAULT;
+int			walscale_insert_locks = XLOG_INSERT_LOCKS_DEFAULT;
+int			walscale_auto_interval = 10;
 static int	walscale_insert_lock_attempts = 0;
 static int	walscale_fastpath_groups = 0;
 
@@ -133,7 +114,10 @@ walscale_shmem_request(void)
 		prev_shmem_request_hook();
 
 	RequestAddinShmemSpace(walscale_shmem_size());
-	RequestNamedLWLockTranche("walscale", 1);
+	RequestAddinShmemSpace(walscale_auto_shmem_size());
+	RequestAddinShmemSpace(walscale_advice_shmem_size());
+	/* one for the counters' baseline, one for auto mode's decisions */
+	RequestNamedLWLockTranche("walscale", 2);
 }
 
 static void
@@ -155,6 +139,9 @@ walscale_shmem_startup(void)
 		pg_atomic_init_u64(&walscale_shared->fastpath_overflows, 0);
 		walscale_shared->locks_shown = GetNumWALInsertLocks();
 	}
+	walscale_auto_shmem_init(&(GetNamedLWLockTranche("walscale"))[1].lock,
+							 found);
+	walscale_advice_shmem_init(found);
 	LWLockRelease(AddinShmemInitLock);
 
 	/* say once, at each start, what the server runs with */
@@ -166,13 +153,13 @@ walscale_shmem_startup(void)
 }
 
 /*
- * Make walscale.insert_locks the number of active insertion locks, if it is
- * not already, and say what it cost.  Only the background worker calls it.
+ * Make target the number of active insertion locks, if it is not already,
+ * and say what it cost.  Only the background worker calls it.  Returns the
+ * number before.
  */
-static void
-walscale_apply_insert_locks(void)
+int
+walscale_resize_to(int target)
 {
-	int			target = walscale_insert_locks;
 	int			from;
 	uint64		held_ns;
 	uint64		total_ns;
@@ -180,7 +167,7 @@ walscale_apply_insert_locks(void)
 	instr_time	duration;
 
 	if (target == GetNumWALInsertLocks())
-		return;
+		return target;
 
 	/* rows for the locks about to be active, before they are */
 	LWLockAcquire(walscale_shared->lock, LW_EXCLUSIVE);
@@ -206,12 +193,37 @@ walscale_apply_insert_locks(void)
 			(errmsg("walscale: WAL insertion locks resized from %d to %d; all locks held for %.3f ms after waiting %.3f ms for them",
 					from, target, held_ns / 1000000.0,
 					(total_ns - Min(held_ns, total_ns)) / 1000000.0)));
+	return from;
+}
+
+/*
+ * Apply walscale.insert_locks as it is now: a number is applied as it is;
+ * -1 hands the number to auto mode, which starts from the number in effect.
+ * Returns whether auto mode is on.
+ */
+static bool
+walscale_apply_insert_locks(bool at_start, bool was_auto)
+{
+	if (walscale_insert_locks != WALSCALE_INSERT_LOCKS_AUTO)
+	{
+		if (was_auto)
+			ereport(LOG,
+					(errmsg("walscale: auto mode off, %d WAL insertion locks configured",
+							walscale_insert_locks)));
+		(void) walscale_resize_to(walscale_insert_locks);
+		return false;
+	}
+	if (!was_auto)
+		walscale_auto_begin(at_start);
+	return true;
 }
 
 /*
  * The background worker that applies walscale.insert_locks: at start, in
  * case it changed while no worker ran, and at each reload.  One process
- * applies every change, so resizes never race each other.
+ * applies every change, so resizes never race each other.  In auto mode it
+ * also wakes at the end of each window of walscale.auto_interval to let
+ * walscale_auto.c decide.
  *
  * SIGTERM only sets a flag, checked between resizes, so that a resize, which
  * holds all insertion locks, always completes.  The worker then exits with
@@ -221,17 +233,31 @@ walscale_apply_insert_locks(void)
 void
 walscale_resizer_main(Datum main_arg)
 {
+	bool		auto_mode;
+
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
 	BackgroundWorkerUnblockSignals();
 	/* no database: only to be seen in pg_stat_activity, with its waits */
 	BackgroundWorkerInitializeConnection(NULL, NULL, 0);
 
-	walscale_apply_insert_locks();
+	auto_mode = walscale_apply_insert_locks(true, false);
 	while (!ShutdownRequestPending)
 	{
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH, -1L,
-						 PG_WAIT_EXTENSION);
+		long		timeout_ms = -1;
+		int			events = WL_LATCH_SET | WL_EXIT_ON_PM_DEATH;
+
+		if (auto_mode)
+		{
+			if (walscale_auto_due(&timeout_ms))
+			{
+				walscale_auto_step();
+				(void) walscale_auto_due(&timeout_ms);
+			}
+			events |= WL_TIMEOUT;
+		}
+
+		(void) WaitLatch(MyLatch, events, timeout_ms, PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
 		CHECK_FOR_INTERRUPTS();
 
@@ -239,7 +265,7 @@ walscale_resizer_main(Datum main_arg)
 		{
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
-			walscale_apply_insert_locks();
+			auto_mode = walscale_apply_insert_locks(false, auto_mode);
 		}
 	}
 	proc_exit(1);
@@ -282,7 +308,25 @@ walscale_publish_fastpath_overflows(void)
 static void
 walscale_xact_callback(XactEvent event, void *arg)
 {
+	/* before the overflows are published: it needs this transaction's */
+	walscale_advice_xact_callback(event);
 	walscale_publish_fastpath_overflows();
+}
+
+/*
+ * walscale.insert_locks is -1 (auto mode) or a number of locks; 0 is not a
+ * number of locks and would read as "off".
+ */
+static bool
+walscale_check_insert_locks(int *newval, void **extra, GucSource source)
+{
+	if (*newval != 0)
+		return true;
+
+	GUC_check_errdetail("0 is not a number of WAL insertion locks.");
+	GUC_check_errhint("Set it to -1 to let walscale choose the number of WAL insertion locks, or to a number between 1 and %d.",
+					  XLOG_INSERT_LOCKS_MAX);
+	return false;
 }
 
 static bool
@@ -305,7 +349,8 @@ static void
 walscale_assign_insert_locks(int newval, void *extra)
 {
 	if (walscale_preloaded)
-		XLogInsertLocksRequested = newval;
+		XLogInsertLocksRequested = newval == WALSCALE_INSERT_LOCKS_AUTO ?
+			walscale_auto_start_locks() : newval;
 }
 
 static void
@@ -373,16 +418,28 @@ _PG_init(void)
 	config_fastpath_groups = walscale_config_value("walscale.fastpath_groups");
 
 	DefineCustomIntVariable("walscale.insert_locks",
-							"Number of WAL insertion locks.",
+							"Number of WAL insertion locks, or -1 to size them from contention.",
 							"More locks let more backends copy WAL records at once; "
 							"PostgreSQL's own number is 8.  A reload changes it, "
-							"through walscale's background worker.",
+							"through walscale's background worker, which in auto "
+							"mode (-1) also chooses the number.",
 							&walscale_insert_locks,
 							XLOG_INSERT_LOCKS_DEFAULT,
-							1, XLOG_INSERT_LOCKS_MAX,
+							WALSCALE_INSERT_LOCKS_AUTO, XLOG_INSERT_LOCKS_MAX,
 							PGC_SIGHUP,
 							0,
-							NULL, walscale_assign_insert_locks, NULL);
+							walscale_check_insert_locks,
+							walscale_assign_insert_locks, NULL);
+
+	DefineCustomIntVariable("walscale.auto_interval",
+							"Time over which auto mode measures contention before each decision.",
+							"Changes are at least this far apart.",
+							&walscale_auto_interval,
+							10,
+							1, 3600,
+							PGC_SIGHUP,
+							GUC_UNIT_S,
+							NULL, NULL, NULL);
 
 	DefineCustomIntVariable("walscale.insert_lock_attempts",
 							"Conditional attempts on different WAL insertion locks before sleeping on one.",
@@ -429,7 +486,7 @@ _PG_init(void)
 	RegisterXactCallback(walscale_xact_callback, NULL);
 }
 
-static void
+void
 walscale_require_preloaded(void)
 {
 	if (walscale_shared == NULL)
@@ -446,6 +503,64 @@ walscale_require_preloaded(void)
 #define STATS_COLS_V1_1		10
 #define SETTINGS_COLS_V1_0	5
 #define SETTINGS_COLS_V1_1	11
+#define SETTINGS_COLS_V1_2	12
+
+/*
+ * The counters of all insertion locks since the last reset, summed; the
+ * locks acquired at all since then; returns the number active now.  For the
+ * advisor.
+ */
+int
+walscale_counters_since_reset(uint64 sums[WALINSERT_NUM_COUNTERS],
+							  int *locks_used)
+{
+	int			nlocks;
+	int			nactive;
+
+	memset(sums, 0, sizeof(uint64) * WALINSERT_NUM_COUNTERS);
+	*locks_used = 0;
+	LWLockAcquire(walscale_shared->lock, LW_SHARED);
+	nactive = GetNumWALInsertLocks();
+	nlocks = Max(walscale_shared->locks_shown, nactive);
+	for (int lockno = 0; lockno < nlocks; lockno++)
+	{
+		uint64		c[WALINSERT_NUM_COUNTERS];
+		uint64	   *base = &walscale_shared->baseline[lockno * WALINSERT_NUM_COUNTERS];
+
+		GetWALInsertLockCounters(lockno, c);
+		for (int k = 0; k < WALINSERT_NUM_COUNTERS; k++)
+			sums[k] += c[k] - base[k];
+		if (c[WALINSERT_FIRST_TRY] + c[WALINSERT_CONTENDED] >
+			base[WALINSERT_FIRST_TRY] + base[WALINSERT_CONTENDED])
+			(*locks_used)++;
+	}
+	LWLockRelease(walscale_shared->lock);
+	return nactive;
+}
+
+uint64
+walscale_fastpath_overflows_since_reset(void)
+{
+	uint64		overflows;
+
+	walscale_publish_fastpath_overflows();
+	LWLockAcquire(walscale_shared->lock, LW_SHARED);
+	overflows = pg_atomic_read_u64(&walscale_shared->fastpath_overflows) -
+		walscale_shared->fastpath_baseline;
+	LWLockRelease(walscale_shared->lock);
+	return overflows;
+}
+
+TimestampTz
+walscale_stats_reset_time(void)
+{
+	TimestampTz t;
+
+	LWLockAcquire(walscale_shared->lock, LW_SHARED);
+	t = walscale_shared->stats_reset;
+	LWLockRelease(walscale_shared->lock);
+	return t;
+}
 
 /*
  * One row per WAL insertion lock active now or at some time since the last
@@ -562,6 +677,7 @@ walscale_reset(PG_FUNCTION_ARGS)
 	walscale_shared->fastpath_baseline =
 		pg_atomic_read_u64(&walscale_shared->fastpath_overflows);
 	walscale_shared->stats_reset = now;
+	walscale_advice_reset();
 	LWLockRelease(walscale_shared->lock);
 
 	PG_RETURN_TIMESTAMPTZ(now);
@@ -575,20 +691,21 @@ Datum
 walscale_settings_info(PG_FUNCTION_ARGS)
 {
 	TupleDesc	tupdesc;
-	Datum		values[SETTINGS_COLS_V1_1];
-	bool		nulls[SETTINGS_COLS_V1_1] = {0};
+	Datum		values[SETTINGS_COLS_V1_2];
+	bool		nulls[SETTINGS_COLS_V1_2] = {0};
 	int			i = 0;
 
 	walscale_require_preloaded();
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 	if (tupdesc->natts != SETTINGS_COLS_V1_0 &&
-		tupdesc->natts != SETTINGS_COLS_V1_1)
+		tupdesc->natts != SETTINGS_COLS_V1_1 &&
+		tupdesc->natts != SETTINGS_COLS_V1_2)
 		elog(ERROR, "incorrect number of output arguments");
 
 	values[i++] = Int32GetDatum(WalscaleCoreVersion);
 	values[i++] = Int32GetDatum(GetNumWALInsertLocks());
-	if (tupdesc->natts == SETTINGS_COLS_V1_1)
+	if (tupdesc->natts >= SETTINGS_COLS_V1_1)
 	{
 		values[i++] = Int32GetDatum(walscale_insert_locks);
 		values[i++] = Int32GetDatum(GetMaxWALInsertLocks());
@@ -598,7 +715,7 @@ walscale_settings_info(PG_FUNCTION_ARGS)
 	values[i++] = CStringGetTextDatum(FastPathLockGroupsRequested != 0 ?
 									  "walscale.fastpath_groups" :
 									  "max_locks_per_transaction");
-	if (tupdesc->natts == SETTINGS_COLS_V1_1)
+	if (tupdesc->natts >= SETTINGS_COLS_V1_1)
 	{
 		LWLockAcquire(walscale_shared->lock, LW_SHARED);
 		values[i++] = Int64GetDatum(walscale_shared->resizes);
@@ -616,6 +733,10 @@ walscale_settings_info(PG_FUNCTION_ARGS)
 		}
 		LWLockRelease(walscale_shared->lock);
 	}
+	if (tupdesc->natts >= SETTINGS_COLS_V1_2)
+		values[i++] = CStringGetTextDatum(walscale_insert_locks ==
+										  WALSCALE_INSERT_LOCKS_AUTO ?
+										  "auto" : "fixed");
 	Assert(i == tupdesc->natts);
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make mutate: mutation testing.  Each mutation (mutations/*.mutation, see
 # mutations/README.md) changes a few lines of the patched PostgreSQL source or
-# of walscale.c; the server or the extension is rebuilt incrementally, the
+# of walscale's own .c files; the server or the extension is rebuilt incrementally, the
 # tests the mutation names are run against it, and the mutation is killed
 # (a test failed), survived (all passed) or stale (it no longer applies or
 # no longer builds).  The report goes to mutations/REPORT.md.
@@ -15,7 +15,7 @@
 # $WALSCALE_CACHE/mutate/<prefix name>/ and reused while the prefix stays the
 # same.  A mutation of a server file recompiles that file in the copy, relinks
 # postgres and installs it into the copy's installation (DESTDIR); a mutation
-# of walscale.c builds the extension from a scratch copy of the repository's
+# of one of walscale's .c files builds the extension from a scratch copy of the repository's
 # files.  Before any mutation, the tests that the mutations name are run once
 # on the unmutated server (the baseline); if one fails, nothing is mutated.
 #
@@ -126,8 +126,8 @@ foreach my $h ('file', 'tests')
 {
 	malformed("no \"$h:\" line") unless defined $header{$h} && $header{$h} ne '';
 }
-malformed("file: \"$header{file}\" must be walscale.c or a .c file under src/ of the PostgreSQL tree")
-  unless $header{file} eq 'walscale.c'
+malformed("file: \"$header{file}\" must be one of walscale's .c files or a .c file under src/ of the PostgreSQL tree")
+  unless $header{file} =~ /^walscale(?:_[a-z]+)?\.c$/
   || ($header{file} =~ m{^src/[A-Za-z0-9_./-]+\.c$} && $header{file} !~ m{(^|/)\.\.?/});
 foreach my $t (split ' ', $header{tests})
 {
@@ -304,15 +304,15 @@ rebuild_server() {
 }
 
 # Build walscale from the repository's files in a scratch directory, after
-# applying $2 (a mutation file) to its walscale.c if given, and install it
-# into the mutation server.  $1: the log file.
+# applying $2 (a mutation file) to its file $3 (walscale.c, walscale_auto.c,
+# ...) if given, and install it into the mutation server.  $1: the log file.
 install_walscale() {
-	local blog=$1 mutation=${2:-} dir="$work/walscale"
+	local blog=$1 mutation=${2:-} file=${3:-walscale.c} dir="$work/walscale"
 	rm -rf "$dir"
 	mkdir -p "$dir"
-	cp -a "$repo/Makefile" "$repo/walscale.c" "$repo/walscale.control" "$repo"/walscale--*.sql "$dir/"
+	cp -a "$repo/Makefile" "$repo"/walscale*.c "$repo"/walscale*.h "$repo/walscale.control" "$repo"/walscale--*.sql "$dir/"
 	if [ -n "$mutation" ]; then
-		applier apply "$mutation" walscale.c "$dir/walscale.c" "$dir/walscale.c" 2>>"$blog" || return 1
+		applier apply "$mutation" "$file" "$dir/$file" "$dir/$file" 2>>"$blog" || return 1
 	fi
 	make -C "$dir" install PG_CONFIG="$pg/bin/pg_config" >>"$blog" 2>&1
 }
@@ -385,7 +385,7 @@ for i in "${!names[@]}"; do
 	status[i]=
 	why[i]=
 	f=${files[i]}
-	if [ "$f" = walscale.c ]; then src="$repo/walscale.c"; else src="$prefix/build/$f"; fi
+	case $f in walscale*.c) src="$repo/$f" ;; *) src="$prefix/build/$f" ;; esac
 	for t in ${tests[i]}; do
 		if [ "$t" != regress ] && [ ! -f "$repo/$t" ]; then
 			status[i]=stale
@@ -454,11 +454,11 @@ for i in "${!names[@]}"; do
 		restore_server_files
 		compiled=
 		ok=1
-		if [ "$f" = walscale.c ]; then
+		if [[ $f == walscale*.c ]]; then
 			# the server as it was, then the mutated extension
 			rebuild_server "$mlog/build.log" || die "the unmutated server does not build, see $mlog/build.log"
-			install_walscale "$mlog/build.log" "${paths[i]}" || ok=0
-			compiled="walscale.c${compiled:+ $compiled}"
+			install_walscale "$mlog/build.log" "${paths[i]}" "$f" || ok=0
+			compiled="$f${compiled:+ $compiled}"
 		else
 			if [ ! -f "$pristine/$f" ]; then
 				mkdir -p "$(dirname "$pristine/$f")"

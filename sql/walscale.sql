@@ -100,19 +100,36 @@ SET walscale.insert_locks = 4;
 SET walscale.insert_lock_attempts = 1;
 -- and bad values are refused with the valid range
 ALTER SYSTEM SET walscale.insert_locks = 0;
+ALTER SYSTEM SET walscale.insert_locks = -2;
 ALTER SYSTEM SET walscale.insert_locks = 1025;
 ALTER SYSTEM SET walscale.insert_locks = 'many';
 ALTER SYSTEM SET walscale.insert_lock_attempts = -5;
 ALTER SYSTEM SET walscale.insert_lock_attempts = 17;
 ALTER SYSTEM SET walscale.fastpath_groups = 3;
 ALTER SYSTEM SET walscale.fastpath_groups = 2048;
+ALTER SYSTEM SET walscale.auto_interval = 0;
 -- the prefix is reserved
 SET walscale.insert_lock = 8;
+
+-- a fixed number: auto mode is off and has decided nothing
+SELECT insert_locks_configured, insert_locks_mode FROM walscale_settings;
+SELECT count(*) AS decisions FROM walscale_auto_decisions;
+
+-- the advisor has a row per setting; right after a reset it has too little
+-- data to recommend anything, and says so
+SELECT walscale_reset() IS NOT NULL AS reset;
+SELECT setting, current_value, recommended_value, needs_restart,
+       reason LIKE 'Not enough data: %' AS not_enough_data,
+       since = (SELECT stats_reset FROM walscale_fastpath) AS since_reset,
+       span >= interval '0' AS span_ok, evidence <> '' AS has_evidence
+FROM walscale_advice ORDER BY setting;
 
 -- privileges: anyone may read, only those granted may reset
 CREATE ROLE regress_walscale_reader;
 SET ROLE regress_walscale_reader;
 SELECT count(*) > 0 AS readable FROM walscale_stats;
+SELECT count(*) AS advice_rows FROM walscale_advice;
+SELECT count(*) >= 0 AS decisions_readable FROM walscale_auto_decisions;
 SELECT walscale_reset();
 RESET ROLE;
 GRANT EXECUTE ON FUNCTION walscale_reset() TO regress_walscale_reader;
@@ -125,6 +142,7 @@ DROP ROLE regress_walscale_reader;
 DROP EXTENSION walscale;
 
 -- version 1.0's SQL keeps working with this module, and updates to 1.1
+-- then 1.2
 CREATE EXTENSION walscale VERSION '1.0';
 SELECT count(*) AS locks FROM walscale_stats;
 SELECT insert_locks, insert_lock_attempts, fastpath_groups, fastpath_groups_source
@@ -136,4 +154,16 @@ FROM walscale_settings;
 SELECT has_table_privilege('public', 'walscale_stats', 'SELECT') AS stats_readable,
        has_table_privilege('public', 'walscale_settings', 'SELECT') AS settings_readable,
        has_function_privilege('public', 'walscale_reset()', 'EXECUTE') AS reset_by_anyone;
+ALTER EXTENSION walscale UPDATE TO '1.2';
+SELECT insert_locks, insert_locks_configured, insert_locks_mode
+FROM walscale_settings;
+SELECT count(*) AS advice_rows FROM walscale_advice;
+SELECT has_table_privilege('public', 'walscale_advice', 'SELECT') AS advice_readable,
+       has_table_privilege('public', 'walscale_auto_decisions', 'SELECT') AS decisions_readable;
+DROP EXTENSION walscale;
+
+-- version 1.1, installed as it is, keeps working too
+CREATE EXTENSION walscale VERSION '1.1';
+SELECT insert_locks, insert_locks_configured, resizes FROM walscale_settings;
+SELECT count(*) AS locks FROM walscale_stats;
 DROP EXTENSION walscale;

@@ -96,13 +96,15 @@ $patched->safe_psql('postgres', 'CREATE EXTENSION walscale');
 is( $patched->safe_psql(
 		'postgres',
 		q{SELECT extversion FROM pg_extension WHERE extname = 'walscale'}),
-	'1.1',
+	'1.2',
 	'patched without walscale: CREATE EXTENSION walscale works');
 
 foreach my $query (
 	'SELECT * FROM walscale_stats',
 	'SELECT * FROM walscale_fastpath',
 	'SELECT * FROM walscale_settings',
+	'SELECT * FROM walscale_auto_decisions',
+	'SELECT * FROM walscale_advice',
 	'SELECT walscale_reset()')
 {
 	my ($stdout, $stderr);

@@ -94,8 +94,8 @@ is( $primary->safe_psql(
 		q{SELECT e.extversion || ' ' || s.insert_locks || '/' || s.insert_locks_configured
 		  || '/' || s.insert_locks_allocated || ' ' || s.insert_lock_attempts
 		  FROM pg_extension e, walscale_settings s WHERE e.extname = 'walscale'}),
-	'1.1 8/8/1024 3',
-	'walscale 1.1, 8 locks of 1024 allocated, 3 attempts');
+	'1.2 8/8/1024 3',
+	'walscale 1.2, 8 locks of 1024 allocated, 3 attempts');
 
 my $ledger = ledger_start($primary, clients => $nclients, rows => 5);
 

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Auto mode from a cold start at 1 lock: tps each second, with each resize
+# auto mode made marked on the same time line.
+#
+#   bench/auto-coldstart.sh
+#
+# One cluster of the patched server (as the unprivileged user, like every
+# bench cluster), started with walscale.insert_locks = 1; then -1 by a
+# reload, and at once pgbench -P 1 --progress-timestamp.  Not part of make
+# bench yet; the interleaved comparison of auto mode with the best fixed
+# setting and with stock, per workload and client count, is not written.
+#
+# Writes into BENCH_RESULTS (default bench/results/<YYYY-MM-DD>-<host>-auto/):
+# auto-progress.csv (second, tps, locks in effect), auto-decisions.csv
+# (walscale_auto_decisions), auto-server.log, auto.md (tps per second with
+# the resizes marked).
+#
+# Environment:
+#   BENCH_AUTO_CLIENTS     pgbench clients (32)
+#   BENCH_AUTO_SECONDS     length of the run (60)
+#   BENCH_AUTO_INTERVAL    walscale.auto_interval in seconds (2)
+#   BENCH_AUTO_PG          the patched installation, with walscale installed
+#                          (default .pg/walscale; nothing is built or
+#                          installed)
+set -euo pipefail
+. "$(dirname "$0")/../scripts/lib.sh"
+
+clients=${BENCH_AUTO_CLIENTS:-32}
+seconds=${BENCH_AUTO_SECONDS:-60}
+interval=${BENCH_AUTO_INTERVAL:-2}
+pg=$(readlink -f "${BENCH_AUTO_PG:-$repo/.pg/walscale}")
+out=${BENCH_RESULTS:-$repo/bench/results/$(date -u +%F)-$(hostname -s)-auto}
+[ -x "$pg/bin/postgres" ] || { echo "auto-coldstart: no server in $pg" >&2; exit 2; }
+mkdir -p "$out"
+
+ensure_run_user
+dir=$(scratch_dir auto-coldstart)
+port=$(free_port 56100)
+data="$dir/data"
+run() { as_run_user "$@"; }
+sql() { run "$pg/bin/psql" -X -q -At -h "$dir" -p "$port" -d postgres -c "$1"; }
+
+run "$pg/bin/initdb" -D "$data" -A trust --no-sync >/dev/null
+cat >>"$data/postgresql.conf" <<EOF
+shared_preload_libraries = 'walscale'
+walscale.insert_locks = 1
+walscale.auto_interval = ${interval}s
+port = $port
+unix_socket_directories = '$dir'
+listen_addresses = ''
+max_connections = $((clients + 20))
+autovacuum = off
+checkpoint_timeout = '1h'
+max_wal_size = '4GB'
+log_min_messages = info
+EOF
+run "$pg/bin/pg_ctl" -D "$data" -l "$dir/server.log" -w start >/dev/null
+trap 'run "$pg/bin/pg_ctl" -D "$data" -m immediate stop >/dev/null 2>&1 || true' EXIT
+sql 'CREATE EXTENSION walscale'
+echo "SELECT count(pg_logical_emit_message(false, 'walscale', 'small record ' || i)) FROM generate_series(1, 20) AS i;" >"$dir/walmsg.sql"
+chmod a+r "$dir/walmsg.sql"
+
+sql "ALTER SYSTEM SET walscale.insert_locks = -1"
+sql 'SELECT pg_reload_conf()'
+start=$(sql "SELECT extract(epoch FROM clock_timestamp())")
+run "$pg/bin/pgbench" -n -h "$dir" -p "$port" -c "$clients" -j "$((clients < 4 ? clients : 4))" \
+	-T "$seconds" -P 1 --progress-timestamp -f "$dir/walmsg.sql" postgres \
+	>"$dir/pgbench.out" 2>"$dir/pgbench.err"
+
+sql "COPY (SELECT extract(epoch FROM decided_at) - $start, from_locks, to_locks, reason,
+                  round(blocking_waits_per_1000::numeric, 2), round(blocked_ms_per_s::numeric, 1),
+                  locks_used, acquisitions
+           FROM walscale_auto_decisions ORDER BY decided_at) TO STDOUT WITH CSV" \
+	>"$out/auto-decisions.csv.tmp"
+{ echo "t_s,from_locks,to_locks,reason,blocking_waits_per_1000,blocked_ms_per_s,locks_used,acquisitions"; cat "$out/auto-decisions.csv.tmp"; } >"$out/auto-decisions.csv"
+rm -f "$out/auto-decisions.csv.tmp"
+cp "$dir/server.log" "$out/auto-server.log"
+
+# progress lines: "progress: 1764556400.123 s, 7012.3 tps, lat ..." (timestamps)
+python3 - "$dir/pgbench.err" "$out" "$start" "$clients" "$interval" <<'EOF'
+import csv, re, sys
+err, out, start, clients, interval = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4], sys.argv[5]
+prog = []
+for line in open(err):
+    m = re.match(r'progress: ([\d.]+) s, ([\d.]+) tps', line)
+    if m:
+        prog.append((float(m.group(1)) - start, float(m.group(2))))
+dec = list(csv.DictReader(open(out + '/auto-decisions.csv')))
+locks = 1
+rows = []
+for t, tps in prog:
+    marks = [d for d in dec if float(d['t_s']) <= t and float(d['t_s']) > t - 1]
+    for d in dec:
+        if float(d['t_s']) <= t:
+            locks = int(d['to_locks'])
+    rows.append((t, tps, locks, '; '.join('%s->%s (%s, %s waits/1000, %s ms/s)' % (d['from_locks'], d['to_locks'], d['reason'], d['blocking_waits_per_1000'], d['blocked_ms_per_s']) for d in marks if d['from_locks'] != d['to_locks'])))
+with open(out + '/auto-progress.csv', 'w') as f:
+    f.write('t_s,tps,locks\n')
+    for t, tps, locks, _ in rows:
+        f.write('%.1f,%.1f,%d\n' % (t, tps, locks))
+with open(out + '/auto.md', 'w') as f:
+    f.write('# Auto mode from a cold start at 1 lock\n\n%s clients of walmsg (20 small records a transaction), walscale.auto_interval = %s s.\n\n' % (clients, interval))
+    f.write('| t (s) | tps | locks | resize |\n|---|---|---|---|\n')
+    for t, tps, locks, mark in rows:
+        f.write('| %.0f | %.0f | %d | %s |\n' % (t, tps, locks, mark))
+EOF
+echo "auto-coldstart: $out/auto.md"
