@@ -16,7 +16,7 @@
  *	 acquisitions or AUTO_GROW_BLOCKED_MS_PER_S of sleep per second, and at
  *	 least half the active locks are in use (with fewer in use, the sleeps
  *	 come from backends that share a lock by their ProcNumber, not from too
- *	 few locks);
+ *	 few locks), in AUTO_HOT_WINDOWS windows in a row;
  * - shrink (halve, down to the minimum) when waits are ten times below the
  *	 grow threshold and at most half the locks are used, for several windows
  *	 in a row: every WAL flush and every all-lock acquisition visits each
@@ -58,6 +58,9 @@
 #define AUTO_SHRINK_BLOCKED_MS_PER_S	20.0
 
 /* quiet windows in a row before a shrink, and their most after backoffs */
+/* contended windows in a row before a grow */
+#define AUTO_HOT_WINDOWS		2
+
 #define AUTO_QUIET_WINDOWS		3
 #define AUTO_QUIET_WINDOWS_MAX	48
 
@@ -98,6 +101,7 @@ typedef struct AutoWindow
 
 static AutoWindow window;
 static int	quiet_windows = 0;
+static int	hot_windows = 0;
 static int	quiet_needed = AUTO_QUIET_WINDOWS;
 static int	last_shrink_from = 0;
 
@@ -223,6 +227,7 @@ walscale_auto_begin(bool at_start)
 	char		reason[AUTO_REASON_LEN];
 
 	quiet_windows = 0;
+	hot_windows = 0;
 	quiet_needed = AUTO_QUIET_WINDOWS;
 	last_shrink_from = 0;
 
@@ -318,7 +323,8 @@ walscale_auto_step(void)
 			 locks_used * 2 >= current)
 	{
 		quiet_windows = 0;
-		if (current < max)
+		/* one hot window may be a burst, or a preempted lock holder */
+		if (current < max && ++hot_windows >= AUTO_HOT_WINDOWS)
 		{
 			target = Min(current * 2, max);
 			snprintf(reason, sizeof(reason), "contention");
@@ -331,6 +337,7 @@ walscale_auto_step(void)
 			 blocked_ms_per_s < AUTO_SHRINK_BLOCKED_MS_PER_S &&
 			 locks_used * 2 <= current && current > min)
 	{
+		hot_windows = 0;
 		if (++quiet_windows >= quiet_needed)
 		{
 			target = Max(Max(current / 2, min),
@@ -344,10 +351,14 @@ walscale_auto_step(void)
 		}
 	}
 	else
+	{
 		quiet_windows = 0;
+		hot_windows = 0;
+	}
 
 	if (target != current)
 	{
+		hot_windows = 0;
 		ereport(LOG,
 				(errmsg("walscale: auto mode %s WAL insertion locks from %d to %d (%s): %.1f blocking waits per 1000 acquisitions (grow at %g, shrink below %g), %.1f ms blocked per second, %d of %d locks used, %llu acquisitions in %.1f s",
 						target > current ? "raises" : "lowers",

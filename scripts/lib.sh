@@ -87,7 +87,7 @@ build_instrumented_server() {
 install_extension_into() {
 	local prefix=$1 src
 	src=$(scratch_dir "walscale-build-$(basename "$prefix")")
-	cp -a "$repo/Makefile" "$repo/walscale.c" "$repo/walscale.control" "$repo"/walscale--*.sql "$src/"
+	cp -a "$repo/Makefile" "$repo"/walscale*.c "$repo"/walscale*.h "$repo/walscale.control" "$repo"/walscale--*.sql "$src/"
 	make -s -C "$src" install PG_CONFIG="$prefix/bin/pg_config" >/dev/null
 }
 

@@ -154,7 +154,7 @@ sub in_effect
 {
 	my $since = restart_auto_from(1);
 	my $load_start = time;
-	my $run = start_pgbench($node, 32, 30, '--file' => $script);
+	my $run = start_pgbench($node, 32, 45, '--file' => $script);
 	finish_pgbench($run, '32 clients');
 	my $load_end = time;
 	my $server_end = $node->safe_psql('postgres', 'SELECT extract(epoch FROM clock_timestamp())');
