@@ -183,6 +183,8 @@ write_bench_conf() {
 			echo "walscale.insert_locks = $locks"
 			echo "walscale.insert_lock_attempts = $attempts"
 			echo "walscale.fastpath_groups = $fp"
+			# auto mode: windows of 1 s, so that it adapts within a run
+			[ "$locks" = -1 ] && echo "walscale.auto_interval = 1s"
 		fi
 	} > "$BENCH_WORK/bench.conf.new"
 	bench_as cp "$BENCH_WORK/bench.conf.new" "$DATA/bench.conf"
@@ -296,7 +298,8 @@ run_point() {
 # ---------------------------------------------------------------------------
 # Plans: one line per run, "workload variant locks attempts fp clients rep".
 # Configurations are "stock" or "L/A" (walscale insert_locks/attempts, 8
-# fast-path groups derived) or "fp=N" (walscale 8/0 with fastpath_groups N).
+# fast-path groups derived) or "fp=N" (walscale 8/0 with fastpath_groups N)
+# or "auto" (walscale.insert_locks = -1, windows of 1 s; "-1/0" in the CSV).
 # Every configuration is measured once per round: A B C, then C B A (a
 # linear drift of the machine then weighs the same on every configuration),
 # then a fixed pseudo-random order and its reverse, and so on.
@@ -321,6 +324,7 @@ plan_workload() {
 				case $cfg in
 					stock) echo "$wl stock 8 0 0 $c $rep" ;;
 					fp=*) echo "$wl walscale 8 0 ${cfg#fp=} $c $rep" ;;
+					auto) echo "$wl walscale -1 0 0 $c $rep" ;;
 					*/*) echo "$wl walscale ${cfg%/*} ${cfg#*/} 0 $c $rep" ;;
 				esac
 			done

@@ -80,6 +80,8 @@ def config_label(key, wl):
         return "stock"
     if is_fp_workload(wl):
         return "walscale fastpath_groups=%d%s" % (fp, " (derived)" if fp == 0 else "")
+    if locks == -1:
+        return "walscale auto/%d" % attempts
     return "walscale %d/%d" % (locks, attempts)
 
 
@@ -419,6 +421,34 @@ def main():
         L.append("Clear of noise: the best configuration's slowest run beat stock's fastest.\n")
         L.append(md_table(["workload", "clients", "best configuration", "median tps", "stock median",
                            "ratio", "clear of noise", "walscale counters of the best"], rows))
+        L.append("")
+    L.append("### Auto mode against the best fixed setting\n")
+    rows = []
+    for wl in wls:
+        for c in sorted({s["clients"] for s in summ.values() if s["workload"] == wl}):
+            auto = [s for s in summ.values() if s["workload"] == wl and s["clients"] == c
+                    and s["key"][0] == "walscale" and s["key"][1] == -1]
+            fixed = [s for s in summ.values() if s["workload"] == wl and s["clients"] == c
+                     and s["key"][0] == "walscale" and s["key"][1] != -1]
+            st = summ.get((wl, c, ("stock", 8, 0, 0)))
+            if not auto or not fixed:
+                continue
+            a = auto[0]
+            b = max(fixed, key=lambda s: s["median"])
+            ratio = a["median"] / b["median"] if b["median"] else float("nan")
+            noise = "yes" if a["max"] >= b["min"] else "no (slower)"
+            rows.append([wl, c, fmt_tps(a["median"]) + " [%s..%s]" % (fmt_tps(a["min"]), fmt_tps(a["max"])),
+                         config_label(b["key"], wl),
+                         fmt_tps(b["median"]) + " [%s..%s]" % (fmt_tps(b["min"]), fmt_tps(b["max"])),
+                         "%.3f" % ratio, noise,
+                         "%.3f" % (a["median"] / st["median"]) if st and st["median"] else "-"])
+    if rows:
+        L.append("Auto mode (`walscale.insert_locks = -1`, `walscale.auto_interval = 1s`, "
+                 "restarted from its CPU-derived start with each configuration change) against the fixed "
+                 "setting with the highest median, interleaved with it. Within noise: auto's fastest run "
+                 "reached the best setting's slowest.\n")
+        L.append(md_table(["workload", "clients", "auto median [min..max]", "best fixed", "its median [min..max]",
+                           "auto / best", "within noise", "auto / stock"], rows))
         L.append("")
     try:
         cores = int(meta.get("cores", "0"))

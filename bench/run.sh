@@ -43,12 +43,12 @@ if [ "$mode" = quick ]; then
 	WAL_BUFFERS=64MB
 	cg_n=2000 cg_m=200 cg_k=400
 	declare -A wl_configs=(
-		[insdel]="stock 1/0 8/0 8/2 64/0 64/2 256/0 1024/0"
+		[insdel]="stock auto 1/0 8/0 8/2 64/0 64/2 256/0 1024/0"
 		[tpcb]="stock 8/0 64/2"
 		[fp_fit]="stock fp=0 fp=64"
 		[fp_overflow]="stock fp=0 fp=64"
-		[walmsg]="stock 8/0 64/0 64/2 1024/0"
-		[synccommit]="stock 8/0 64/0 1024/0"
+		[walmsg]="stock auto 8/0 64/0 64/2 1024/0"
+		[synccommit]="stock auto 8/0 64/0 1024/0"
 	)
 	declare -A wl_clients=(
 		[insdel]="$((2 * C)) $((8 * C))"
@@ -69,12 +69,12 @@ else
 		for a in 0 1 2; do sweep="$sweep $l/$a"; done
 	done
 	declare -A wl_configs=(
-		[insdel]="stock$sweep"
-		[tpcb]="stock 8/0 8/2 64/0 64/2 256/0 256/2 1024/0 1024/2"
+		[insdel]="stock auto$sweep"
+		[tpcb]="stock auto 8/0 8/2 64/0 64/2 256/0 256/2 1024/0 1024/2"
 		[fp_fit]="stock fp=0 fp=16 fp=64 fp=256 fp=1024"
 		[fp_overflow]="stock fp=0 fp=16 fp=64 fp=256 fp=1024"
-		[walmsg]="stock$sweep"
-		[synccommit]="stock 8/0 16/0 64/0 64/2 128/0 256/0 1024/0 1024/2"
+		[walmsg]="stock auto$sweep"
+		[synccommit]="stock auto 8/0 16/0 64/0 64/2 128/0 256/0 1024/0 1024/2"
 	)
 	declare -A wl_clients=(
 		[insdel]="$C $((4 * C)) $((16 * C))"
