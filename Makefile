@@ -4,8 +4,9 @@
 MODULE_big = walscale
 OBJS = walscale.o walscale_auto.o walscale_advice.o
 EXTENSION = walscale
-DATA = walscale--1.0.sql walscale--1.1.sql walscale--1.2.sql \
-	walscale--1.0--1.1.sql walscale--1.1--1.2.sql
+# as pg_stat_statements: the first version's script and the upgrades, which
+# CREATE EXTENSION runs in turn to reach default_version
+DATA = walscale--1.0.sql walscale--1.0--1.1.sql walscale--1.1--1.2.sql
 PGFILEDESC = "walscale - WAL insertion-lock and fast-path lock scaling"
 
 REGRESS = walscale
