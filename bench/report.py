@@ -28,9 +28,9 @@ BRIEF_COMMIT = {8: 52000, 64: 54400, 1024: 94700}
 SWEEP_WORKLOADS_ORDER = ["insdel", "tpcb", "fp_fit", "fp_overflow", "walmsg", "synccommit"]
 
 
-def read_meta(d):
+def read_meta(d, name="meta.env"):
     meta = OrderedDict()
-    p = os.path.join(d, "meta.env")
+    p = os.path.join(d, name)
     if os.path.exists(p):
         with open(p) as f:
             for line in f:

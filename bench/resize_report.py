@@ -27,6 +27,9 @@ import statistics
 import sys
 from collections import OrderedDict, defaultdict
 
+import report
+from report import num, read_csv
+
 RESIZE_RE = re.compile(r"walscale: WAL insertion locks resized from (\d+) to (\d+); all locks held for "
                        r"([0-9.eE+-]+) ms after waiting ([0-9.eE+-]+) ms")
 PROBLEM_RE = re.compile(r"\b(WARNING|ERROR|FATAL|PANIC):|TRAP:|terminated by signal|was terminated|"
@@ -36,30 +39,7 @@ PHASE_TITLE = {"cost-idle": "no load", "cost-load": "under load", "cycle": "cycl
 
 
 def read_meta(d):
-    meta = OrderedDict()
-    p = os.path.join(d, "resize-meta.env")
-    if os.path.exists(p):
-        with open(p) as f:
-            for line in f:
-                line = line.rstrip("\n")
-                if "=" in line:
-                    k, v = line.split("=", 1)
-                    meta[k] = v
-    return meta
-
-
-def read_csv(p):
-    if not os.path.exists(p):
-        return []
-    with open(p, newline="") as f:
-        return list(csv.DictReader(f))
-
-
-def num(x, default=None):
-    try:
-        return float(x)
-    except (TypeError, ValueError):
-        return default
+    return report.read_meta(d, "resize-meta.env")
 
 
 def quant(xs, q):
