@@ -6,8 +6,7 @@
 # and of amcheck after a crash, a kill -9 of the postmaster that waits for
 # its children, and a check that pg_waldump reads the whole WAL.
 #
-# t/101_crash_safety.pl does the same with its own copies of these (written
-# before this module); t/106_resize_storm.pl uses this one.
+# t/101_crash_safety.pl, t/106_resize_storm.pl and t/008_auto.pl use it.
 
 package WalscaleStorm;
 
@@ -22,8 +21,8 @@ use Time::HiRes qw(usleep);
 
 our @EXPORT = qw(ledger_start ledger_pause ledger_resume ledger_stop
   ledger_read ledger_wait_for_progress ledger_verify ledger_client_errors
-  crash_postmaster server_up lsn_value wal_dump wal_read_through
-  resize_log_lines);
+  crash_postmaster process_is_child_of server_up lsn_value wal_dump
+  wal_read_through resize_log_lines);
 
 # Every ledger started, so that its clients stop however the test ends: they
 # would otherwise go on trying to connect for ever.
@@ -283,6 +282,14 @@ sub _alive
 {
 	my ($state) = _proc_state_and_parent(@_);
 	return defined $state && $state ne 'Z' ? 1 : 0;
+}
+
+# Whether $pid runs (not a zombie) and is a child of $ppid.
+sub process_is_child_of
+{
+	my ($pid, $ppid) = @_;
+	my ($state, $parent) = _proc_state_and_parent($pid);
+	return defined $state && $state ne 'Z' && $parent == $ppid ? 1 : 0;
 }
 
 sub _children_of
