@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
 # Auto mode from a cold start at 1 lock: tps each second, with each resize
-# auto mode made marked on the same time line.
+# auto mode made marked on the same time line.  The last part of make bench
+# (bench/run.sh); the comparison of auto mode with the fixed settings is in
+# its report.md.
 #
 #   bench/auto-coldstart.sh
 #
 # One cluster of the patched server (as the unprivileged user, like every
 # bench cluster), started with walscale.insert_locks = 1; then -1 by a
-# reload, and at once pgbench -P 1 --progress-timestamp.  Not part of make
-# bench yet; the interleaved comparison of auto mode with the best fixed
-# setting and with stock, per workload and client count, is not written.
+# reload, and at once pgbench -P 1 --progress-timestamp.
 #
 # Writes into BENCH_RESULTS (default bench/results/<YYYY-MM-DD>-<host>-auto/):
 # auto-progress.csv (second, tps, locks in effect), auto-decisions.csv
 # (walscale_auto_decisions), auto-server.log, auto.md (tps per second with
-# the resizes marked).
+# the resizes marked) and auto-coldstart.png (the same as a plot, when
+# python3 has matplotlib).
 #
 # Environment:
 #   BENCH_AUTO_CLIENTS     pgbench clients (32)
@@ -61,7 +62,7 @@ echo "SELECT count(pg_logical_emit_message(false, 'walscale', 'small record ' ||
 chmod a+r "$dir/walmsg.sql"
 
 sql "ALTER SYSTEM SET walscale.insert_locks = -1"
-sql 'SELECT pg_reload_conf()'
+sql 'SELECT pg_reload_conf()' >/dev/null
 start=$(sql "SELECT extract(epoch FROM clock_timestamp())")
 run "$pg/bin/pgbench" -n -h "$dir" -p "$port" -c "$clients" -j "$((clients < 4 ? clients : 4))" \
 	-T "$seconds" -P 1 --progress-timestamp -f "$dir/walmsg.sql" postgres \
@@ -77,7 +78,9 @@ rm -f "$out/auto-decisions.csv.tmp"
 cp "$dir/server.log" "$out/auto-server.log"
 
 # progress lines: "progress: 1764556400.123 s, 7012.3 tps, lat ..." (timestamps)
-python3 - "$dir/pgbench.err" "$out" "$start" "$clients" "$interval" <<'EOF'
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+"$PY" - "$dir/pgbench.err" "$out" "$start" "$clients" "$interval" <<'EOF'
 import csv, re, sys
 err, out, start, clients, interval = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4], sys.argv[5]
 prog = []
@@ -98,8 +101,46 @@ with open(out + '/auto-progress.csv', 'w') as f:
     f.write('t_s,tps,locks\n')
     for t, tps, locks, _ in rows:
         f.write('%.1f,%.1f,%d\n' % (t, tps, locks))
+changes = [d for d in dec if d['from_locks'] != d['to_locks']]
+plotted = False
+try:
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(10, 4.2))
+    ax.plot([r[0] for r in rows], [r[1] for r in rows], color='#1f77b4', label='tps (each second)')
+    ax.set_xlabel('seconds since auto mode was turned on (at 1 lock)')
+    ax.set_ylabel('tps')
+    ax.set_ylim(bottom=0)
+    ax.grid(True, alpha=0.3)
+    top = max([r[1] for r in rows] + [1])
+    for d in changes:
+        t = float(d['t_s'])
+        ax.axvline(t, color='#d62728', linestyle=':', linewidth=1)
+        ax.text(t, top * 1.02, '%s->%s' % (d['from_locks'], d['to_locks']), rotation=90,
+                fontsize=7, color='#d62728', va='bottom', ha='center')
+    ax2 = ax.twinx()
+    ax2.step([r[0] for r in rows], [r[2] for r in rows], where='post', color='#2ca02c', label='locks in effect')
+    ax2.set_yscale('log', base=2)
+    ticks = sorted({r[2] for r in rows})
+    ax2.set_yticks(ticks)
+    ax2.set_yticklabels([str(t) for t in ticks])
+    ax2.minorticks_off()
+    ax2.set_ylabel('WAL insertion locks')
+    h1, l1 = ax.get_legend_handles_labels()
+    h2, l2 = ax2.get_legend_handles_labels()
+    ax.legend(h1 + h2, l1 + l2, loc='lower right', fontsize=8)
+    fig.suptitle('auto mode from a cold start at 1 lock: %s clients, walscale.auto_interval = %s s; '
+                 'dotted: each resize' % (clients, interval), fontsize=9, y=0.995)
+    fig.tight_layout()
+    fig.savefig(out + '/auto-coldstart.png', dpi=90)
+    plotted = True
+except Exception as e:  # noqa: BLE001
+    print('auto-coldstart: no plot (%s)' % e, file=sys.stderr)
 with open(out + '/auto.md', 'w') as f:
     f.write('# Auto mode from a cold start at 1 lock\n\n%s clients of walmsg (20 small records a transaction), walscale.auto_interval = %s s.\n\n' % (clients, interval))
+    if plotted:
+        f.write('![auto mode from a cold start](auto-coldstart.png)\n\n')
     f.write('| t (s) | tps | locks | resize |\n|---|---|---|---|\n')
     for t, tps, locks, mark in rows:
         f.write('| %.0f | %.0f | %d | %s |\n' % (t, tps, locks, mark))

@@ -256,7 +256,7 @@ bench_setup_data() {
 # ---------------------------------------------------------------------------
 # Runs
 
-RUNS_HEADER="workload,variant,insert_locks,attempts,fastpath_groups,clients,rep,seconds,tps,xacts,acquisitions,first_try,failed_attempts,blocking_waits,blocked_ms,flush_waits,locks_used,fp_overflows,fp_groups,started"
+RUNS_HEADER="workload,variant,insert_locks,attempts,fastpath_groups,clients,rep,seconds,tps,xacts,acquisitions,first_try,failed_attempts,blocking_waits,blocked_ms,flush_waits,locks_used,fp_overflows,fp_groups,started,locks_at_end"
 
 STATS_SQL="SELECT coalesce(sum(acquisitions), 0), coalesce(sum(first_try), 0),
 	coalesce(sum(failed_attempts), 0), coalesce(sum(blocking_waits), 0),
@@ -265,10 +265,11 @@ STATS_SQL="SELECT coalesce(sum(acquisitions), 0), coalesce(sum(first_try), 0),
 	(SELECT overflows FROM walscale_fastpath), (SELECT groups_per_backend FROM walscale_fastpath)
 	FROM walscale_stats"
 
-# run_point workload variant locks attempts fp clients rep -> one CSV line
+# run_point workload variant locks attempts fp clients rep -> one line of
+# $RUNS_CSV (default $RESULTS/runs.csv)
 run_point() {
 	local wl=$1 variant=$2 locks=$3 attempts=$4 fp=$5 clients=$6 rep=$7
-	local db out tps xacts stats started jobs
+	local db out tps xacts stats started jobs locks_at_end=
 	db=$(wl_db "$wl")
 	ensure_server "$variant" "$locks" "$attempts" "$fp" "$(wl_settings "$wl")" || return 1
 	wl_prep "$wl"
@@ -287,12 +288,15 @@ run_point() {
 	xacts=$(echo "$out" | sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p')
 	if [ "$variant" = walscale ]; then
 		stats=$(bench_psql postgres -F , -c "$STATS_SQL")
+		# what auto mode ended on (a fixed setting: the setting)
+		locks_at_end=$(bench_psql postgres -c "SELECT insert_locks FROM walscale_settings")
 	else
 		stats=",,,,,,,,"
 	fi
 	LAST_TPS=$tps
 	LAST_STATS=$stats
-	echo "$wl,$variant,$locks,$attempts,$fp,$clients,$rep,$BENCH_SECONDS,$tps,$xacts,$stats,$started" >> "$RESULTS/runs.csv"
+	echo "$wl,$variant,$locks,$attempts,$fp,$clients,$rep,$BENCH_SECONDS,$tps,$xacts,$stats,$started,$locks_at_end" \
+		>> "${RUNS_CSV:-$RESULTS/runs.csv}"
 }
 
 # ---------------------------------------------------------------------------

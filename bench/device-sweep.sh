@@ -2,7 +2,8 @@
 # bench/device-sweep.sh: the seeds/000 insert/delete sweep on a lent
 # many-core machine, in one go and under 9 minutes including two builds of
 # PostgreSQL: stock against walscale at insert_locks {8, 64, 256} x
-# attempts {0, 2}, clients {16, 64, 128}, 2 repetitions interleaved.
+# attempts {0, 2} and auto mode (insert_locks = -1, 1-s windows), clients
+# {16, 64, 128}, 2 repetitions interleaved.
 #
 # Runs from the repository root on a fresh Linux x86_64 machine without
 # network, as root or not.  It needs gcc, make, tar with gzip, and patch or
@@ -151,10 +152,10 @@ export PG_STOCK PG_PATCHED
 
 # walscale itself, through PGXS, from a copy of its sources
 mkdir -p "$work/ext"
-cp "$repo/walscale.c" "$repo/walscale.control" "$repo"/walscale--*.sql "$work/ext/"
+cp "$repo"/walscale*.c "$repo"/walscale*.h "$repo/walscale.control" "$repo"/walscale--*.sql "$work/ext/"
 cat > "$work/ext/Makefile" <<'MK'
 MODULE_big = walscale
-OBJS = walscale.o
+OBJS = $(patsubst %.c,%.o,$(wildcard walscale*.c))
 EXTENSION = walscale
 DATA = $(wildcard walscale--*.sql)
 PG_CONFIG = pg_config
@@ -205,11 +206,11 @@ export WAL_BUFFERS=${DEVICE_WAL_BUFFERS:-1024MB}
 # ---------------------------------------------------------------------------
 # The sweep
 if [ "$quick" = 1 ]; then
-	configs="stock 8/0 64/2"
+	configs="stock auto 8/0 64/2"
 	clients="2"
 	reps=2
 else
-	configs="stock 8/0 8/2 64/0 64/2 256/0 256/2"
+	configs="stock auto 8/0 8/2 64/0 64/2 256/0 256/2"
 	clients="16 64 128"
 	reps=2
 fi

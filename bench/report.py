@@ -2,6 +2,7 @@
 """Write report.md, summary.csv and PNG plots for one walscale benchmark.
 
     bench/report.py RESULTS_DIR
+    bench/report.py --best-fixed RESULTS_DIR   (for bench/run.sh)
 
 RESULTS_DIR holds what bench/run.sh or bench/device-sweep.sh measured:
 meta.env, runs.csv, workloads.tsv, settings-*.conf and, when instruction
@@ -127,6 +128,9 @@ def summarize(runs):
             s["locks_used"] = max(int(num(r["locks_used"], 0)) for r in rs)
             s["fp_overflows_per_xact"] = sum(num(r["fp_overflows"], 0) for r in rs) / xacts if xacts else 0.0
             s["fp_groups"] = int(num(rs[0]["fp_groups"], 0))
+            ends = sorted(int(num(r["locks_at_end"])) for r in rs if num(r.get("locks_at_end")) is not None)
+            if ends:
+                s["locks_at_end"] = (ends[0], ends[-1])
         summ[(wl, clients, key)] = s
     # ratio to stock
     for (wl, clients, key), s in summ.items():
@@ -226,6 +230,89 @@ def plots(d, summ, wls, workloads):
         plt.close(fig)
         made[wl] = name
     return made
+
+
+def best_fixed(summ, wl, c):
+    """The fixed walscale setting (L/A, not auto) with the highest median."""
+    fixed = [s for s in summ.values() if s["workload"] == wl and s["clients"] == c
+             and s["key"][0] == "walscale" and s["key"][1] != -1]
+    return max(fixed, key=lambda s: s["median"]) if fixed else None
+
+
+def auto_pairs(summ):
+    """(workload, clients) that have an auto arm and a fixed setting."""
+    return sorted({(wl, c) for (wl, c, key) in summ
+                   if key == ("walscale", -1, 0, 0) and best_fixed(summ, wl, c)},
+                  key=lambda p: (order_of(p[0]), p[1]))
+
+
+def print_best_fixed(d):
+    """For bench/run.sh: "workload clients L/A" per auto arm of runs.csv."""
+    summ = summarize(read_csv(os.path.join(d, "runs.csv")))
+    for wl, c in auto_pairs(summ):
+        b = best_fixed(summ, wl, c)
+        print("%s %d %d/%d" % (wl, c, b["key"][1], b["key"][2]))
+
+
+def locks_range(s):
+    lo_hi = s.get("locks_at_end")
+    if not lo_hi:
+        return "?"
+    return str(lo_hi[0]) if lo_hi[0] == lo_hi[1] else "%d..%d" % lo_hi
+
+
+# Auto mode passes when its median is within this fraction of the best
+# fixed setting's (the issue "self-tuning": within 5%).
+AUTO_WITHIN = 0.05
+
+
+def head_to_head_section(d, L):
+    """Auto, the sweep's best fixed setting and stock, measured again in
+    rounds of their own (confirm.csv): the sweep's best is the highest of
+    many noisy medians, so comparing auto with it there favours the best."""
+    runs = read_csv(os.path.join(d, "confirm.csv"))
+    if not runs:
+        return
+    summ = summarize(runs)
+    byrep = defaultdict(dict)
+    for r in runs:
+        if num(r.get("tps")) is not None:
+            byrep[(r["workload"], int(r["clients"]), config_key(r))][int(r["rep"])] = num(r["tps"])
+    rows = []
+    for wl, c in auto_pairs(summ):
+        a = summ[(wl, c, ("walscale", -1, 0, 0))]
+        b = best_fixed(summ, wl, c)
+        st = summ.get((wl, c, ("stock", 8, 0, 0)))
+        ra, rb = byrep[(wl, c, a["key"])], byrep[(wl, c, b["key"])]
+        paired = sorted(ra[k] / rb[k] for k in ra if k in rb and rb[k])
+        ratio = a["median"] / b["median"]
+        if ratio >= 1 - AUTO_WITHIN:
+            verdict = "yes"
+        elif a["max"] >= b["min"]:
+            verdict = "no, %.1f%% behind (within noise)" % ((1 - ratio) * 100)
+        else:
+            verdict = "**no, %.1f%% behind**" % ((1 - ratio) * 100)
+        rows.append([wl, c, "%s [%s..%s]" % (fmt_tps(a["median"]), fmt_tps(a["min"]), fmt_tps(a["max"])),
+                     locks_range(a), config_label(b["key"], wl),
+                     "%s [%s..%s]" % (fmt_tps(b["median"]), fmt_tps(b["min"]), fmt_tps(b["max"])),
+                     "%.3f" % ratio,
+                     "%.3f [%.3f..%.3f]" % (statistics.median(paired), paired[0], paired[-1]) if paired else "-",
+                     verdict,
+                     "%.3f" % (a["median"] / st["median"]) if st and st["median"] else "-"])
+    if not rows:
+        return
+    n = max(s["n"] for s in summ.values())
+    secs = runs[0].get("seconds", "?")
+    L.append("### Auto mode head to head with the best fixed setting\n")
+    L.append("The sweep's best fixed setting is the highest of many noisy medians, so the table above "
+             "favours it. Here auto, that setting and stock were measured again, %d rounds of %s s runs "
+             "interleaved among the three alone (`confirm-plan.txt`, `confirm.csv`). Paired: auto / best "
+             "within each round, median [min..max]. Within %d%%: auto's median at least %.2f times the "
+             "best's.\n" % (n, secs, AUTO_WITHIN * 100, 1 - AUTO_WITHIN))
+    L.append(md_table(["workload", "clients", "auto median [min..max]", "auto's locks at the end",
+                       "best fixed", "its median [min..max]", "auto / best", "paired auto / best",
+                       "within 5%", "auto / stock"], rows))
+    L.append("")
 
 
 # ---------------------------------------------------------------------------
@@ -335,6 +422,9 @@ def instructions_section(d, lines):
 
 
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--best-fixed":
+        print_best_fixed(sys.argv[2])
+        return
     d = sys.argv[1] if len(sys.argv) > 1 else "."
     meta = read_meta(d)
     runs = read_csv(os.path.join(d, "runs.csv"))
@@ -424,32 +514,32 @@ def main():
         L.append("")
     L.append("### Auto mode against the best fixed setting\n")
     rows = []
-    for wl in wls:
-        for c in sorted({s["clients"] for s in summ.values() if s["workload"] == wl}):
-            auto = [s for s in summ.values() if s["workload"] == wl and s["clients"] == c
-                    and s["key"][0] == "walscale" and s["key"][1] == -1]
-            fixed = [s for s in summ.values() if s["workload"] == wl and s["clients"] == c
-                     and s["key"][0] == "walscale" and s["key"][1] != -1]
-            st = summ.get((wl, c, ("stock", 8, 0, 0)))
-            if not auto or not fixed:
-                continue
-            a = auto[0]
-            b = max(fixed, key=lambda s: s["median"])
-            ratio = a["median"] / b["median"] if b["median"] else float("nan")
-            noise = "yes" if a["max"] >= b["min"] else "no (slower)"
-            rows.append([wl, c, fmt_tps(a["median"]) + " [%s..%s]" % (fmt_tps(a["min"]), fmt_tps(a["max"])),
-                         config_label(b["key"], wl),
-                         fmt_tps(b["median"]) + " [%s..%s]" % (fmt_tps(b["min"]), fmt_tps(b["max"])),
-                         "%.3f" % ratio, noise,
-                         "%.3f" % (a["median"] / st["median"]) if st and st["median"] else "-"])
+    for wl, c in auto_pairs(summ):
+        a = summ[(wl, c, ("walscale", -1, 0, 0))]
+        b = best_fixed(summ, wl, c)
+        st = summ.get((wl, c, ("stock", 8, 0, 0)))
+        ratio = a["median"] / b["median"] if b["median"] else float("nan")
+        noise = "yes" if a["max"] >= b["min"] else "no (slower)"
+        rows.append([wl, c, fmt_tps(a["median"]) + " [%s..%s]" % (fmt_tps(a["min"]), fmt_tps(a["max"])),
+                     locks_range(a), config_label(b["key"], wl),
+                     fmt_tps(b["median"]) + " [%s..%s]" % (fmt_tps(b["min"]), fmt_tps(b["max"])),
+                     "%.3f" % ratio, noise,
+                     "%.3f" % (a["median"] / st["median"]) if st and st["median"] else "-"])
     if rows:
         L.append("Auto mode (`walscale.insert_locks = -1`, `walscale.auto_interval = 1s`, "
                  "restarted from its CPU-derived start with each configuration change) against the fixed "
                  "setting with the highest median, interleaved with it. Within noise: auto's fastest run "
                  "reached the best setting's slowest.\n")
-        L.append(md_table(["workload", "clients", "auto median [min..max]", "best fixed", "its median [min..max]",
-                           "auto / best", "within noise", "auto / stock"], rows))
+        L.append(md_table(["workload", "clients", "auto median [min..max]", "auto's locks at the end",
+                           "best fixed", "its median [min..max]", "auto / best", "within noise",
+                           "auto / stock"], rows))
         L.append("")
+    head_to_head_section(d, L)
+    if os.path.exists(os.path.join(d, "auto.md")):
+        L.append("Auto mode from a cold start at 1 lock, tps each second with each resize marked: "
+                 "[auto.md](auto.md) (bench/auto-coldstart.sh).\n")
+        if os.path.exists(os.path.join(d, "auto-coldstart.png")):
+            L.append("![auto mode from a cold start](auto-coldstart.png)\n")
     try:
         cores = int(meta.get("cores", "0"))
     except ValueError:

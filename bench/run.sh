@@ -6,7 +6,9 @@
 #   bench/run.sh [quick|full]
 #
 # quick (default): every workload, a reduced sweep, 3 s runs, 3 repetitions;
-#                  at most 15 minutes on 2 cores once the builds exist.
+#                  then auto mode head to head with each best fixed
+#                  setting, 6 rounds; about 20 minutes on 2 cores once the
+#                  builds exist.
 # full:            the whole sweep (insert_locks 1..1024 x attempts 0..2 x
 #                  client counts scaled to the cores), 10 s runs, 3
 #                  repetitions; hours, the estimate is printed first.
@@ -16,9 +18,12 @@
 # PNG plots.  See bench/README.md.
 #
 # Environment: BENCH_SECONDS, BENCH_REPS override the run length and the
-# repetitions; BENCH_RESULTS the output directory; BENCH_SKIP_CALLGRIND=1
-# leaves out the instruction counts; BENCH_WORKLOADS="insdel walmsg ..."
-# runs a subset; BENCH_DRY_RUN=1 prints the plan's size and duration only.
+# repetitions; BENCH_CONFIRM_REPS the rounds of the head-to-head (0: none);
+# BENCH_RESULTS the output directory; BENCH_SKIP_CALLGRIND=1 leaves out the
+# instruction counts, BENCH_SKIP_RESIZE=1 bench/resize.sh,
+# BENCH_SKIP_COLDSTART=1 bench/auto-coldstart.sh; BENCH_WORKLOADS="insdel
+# walmsg ..." runs a subset; BENCH_DRY_RUN=1 prints the plan's size and
+# duration only.
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
 
@@ -37,6 +42,8 @@ C=$BENCH_CORES
 if [ "$mode" = quick ]; then
 	BENCH_SECONDS=${BENCH_SECONDS:-3}
 	reps=${BENCH_REPS:-3}
+	confirm_reps=${BENCH_CONFIRM_REPS:-6}
+	coldstart_seconds=${BENCH_AUTO_SECONDS:-60}
 	TPCB_SCALE=10
 	# zeroing 1 GB of WAL buffers at every server start costs 10-12 s on the
 	# 2-core development VMs, and the quick mode restarts ~60 times
@@ -44,7 +51,7 @@ if [ "$mode" = quick ]; then
 	cg_n=2000 cg_m=200 cg_k=400
 	declare -A wl_configs=(
 		[insdel]="stock auto 1/0 8/0 8/2 64/0 64/2 256/0 1024/0"
-		[tpcb]="stock 8/0 64/2"
+		[tpcb]="stock auto 8/0 64/2"
 		[fp_fit]="stock fp=0 fp=64"
 		[fp_overflow]="stock fp=0 fp=64"
 		[walmsg]="stock auto 8/0 64/0 64/2 1024/0"
@@ -61,6 +68,8 @@ if [ "$mode" = quick ]; then
 else
 	BENCH_SECONDS=${BENCH_SECONDS:-10}
 	reps=${BENCH_REPS:-3}
+	confirm_reps=${BENCH_CONFIRM_REPS:-6}
+	coldstart_seconds=${BENCH_AUTO_SECONDS:-180}
 	TPCB_SCALE=50
 	WAL_BUFFERS=1024MB
 	cg_n=20000 cg_m=2000 cg_k=4000
@@ -107,6 +116,13 @@ nruns=$(wc -l < "$plan")
 EST_RUN_OVERHEAD=1.5
 if [ "$mode" = quick ]; then EST_RESTART=2.5; else EST_RESTART=12; fi
 est_runs=$(plan_seconds "$plan")
+# the head-to-head: auto, a fixed setting and stock per auto arm, each run
+# after a restart
+n_auto=$(awk '$3 == -1 && $7 == 1' "$plan" | wc -l)
+est_confirm=$(awk -v n="$n_auto" -v r="$confirm_reps" -v t="$BENCH_SECONDS" -v o="$EST_RUN_OVERHEAD" \
+	-v s="$EST_RESTART" 'BEGIN { printf "%d\n", n * 3 * r * (t + o + s) }')
+est_runs=$((est_runs + est_confirm))
+[ "$n_auto" -gt 0 ] && [ "${BENCH_SKIP_COLDSTART:-0}" != 1 ] && est_runs=$((est_runs + coldstart_seconds + 10))
 # callgrind: ~30M instructions/s, 2k per record, 52k and 25k per commit,
 # 3N of each per configuration, plus start-up and annotate; 6
 # configurations, as many at once as there are CPUs
@@ -195,10 +211,30 @@ echo "   setup took $(( $(date +%s) - t ))s"
 
 echo "== [$(fmt_secs $(( $(date +%s) - bench_t0 )))] $nruns runs, configurations interleaved"
 run_plan "$plan"
+
+# The sweep's best fixed setting is the highest of many noisy medians:
+# auto mode meets it again in rounds of their own, with stock.
+if [ "$confirm_reps" -gt 0 ] && [ "$n_auto" -gt 0 ] && [ -n "$PY" ]; then
+	"$PY" "$repo/bench/report.py" --best-fixed "$RESULTS" |
+		while read -r wl c best; do
+			plan_workload "$wl" "$confirm_reps" "auto $best stock" "$c"
+		done > "$RESULTS/confirm-plan.txt"
+	chmod 644 "$RESULTS/confirm-plan.txt"
+	echo "== [$(fmt_secs $(( $(date +%s) - bench_t0 )))] auto head to head with the best fixed settings: $(wc -l < "$RESULTS/confirm-plan.txt") runs"
+	echo "$RUNS_HEADER" > "$RESULTS/confirm.csv"
+	RUNS_CSV="$RESULTS/confirm.csv" run_plan "$RESULTS/confirm-plan.txt"
+fi
 server_stop
 
+# auto mode from a cold start at 1 lock, tps each second: auto.md
+if [ "$n_auto" -gt 0 ] && [ "${BENCH_SKIP_COLDSTART:-0}" != 1 ]; then
+	echo "== [$(fmt_secs $(( $(date +%s) - bench_t0 )))] auto mode from a cold start at 1 lock, ${coldstart_seconds}s"
+	BENCH_RESULTS=$RESULTS BENCH_AUTO_PG=$PG_PATCHED BENCH_AUTO_SECONDS=$coldstart_seconds \
+		"$repo/bench/auto-coldstart.sh"
+fi
+
 elapsed=$(( $(date +%s) - bench_t0 ))
-write_meta "mode=$mode" "reps=$reps" "commit=$commit" "patches=$patches" \
+write_meta "mode=$mode" "reps=$reps" "confirm_reps=$confirm_reps" "commit=$commit" "patches=$patches" \
 	"wal_buffers=$WAL_BUFFERS" "tpcb_scale=$TPCB_SCALE" "restarts=$RESTARTS" \
 	"elapsed=$(fmt_secs "$elapsed")" "estimated=$(fmt_secs "$est_total")" \
 	"command=make bench BENCH_MODE=$mode"
