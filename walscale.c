@@ -47,7 +47,7 @@ PG_MODULE_MAGIC_EXT(.name = "walscale",.version = "1.2");
 #define WALSCALE_MAX_ATTEMPTS	16
 
 /* GUC variables */
-int			walscale_insert_locks = XLOG_INSERT_LOCKS_DEFAULT;
+int			walscale_insert_locks = WALSCALE_INSERT_LOCKS_AUTO;
 int			walscale_auto_interval = 10;
 static int	walscale_insert_lock_attempts = 0;
 static int	walscale_fastpath_groups = 0;
@@ -70,6 +70,7 @@ typedef struct WalscaleShared
 	 */
 	int			locks_shown;
 	int64		resizes;		/* since server start */
+	bool		resizer_started;	/* a worker ran since server start */
 	TimestampTz last_resize;	/* 0 if none */
 	int			last_resize_from;
 	int			last_resize_to;
@@ -202,7 +203,7 @@ walscale_resize_to(int target)
  * Returns whether auto mode is on.
  */
 static bool
-walscale_apply_insert_locks(bool at_start, bool was_auto)
+walscale_apply_insert_locks(AutoBeginCause cause, bool was_auto)
 {
 	if (walscale_insert_locks != WALSCALE_INSERT_LOCKS_AUTO)
 	{
@@ -214,7 +215,7 @@ walscale_apply_insert_locks(bool at_start, bool was_auto)
 		return false;
 	}
 	if (!was_auto)
-		walscale_auto_begin(at_start);
+		walscale_auto_begin(cause);
 	return true;
 }
 
@@ -241,7 +242,12 @@ walscale_resizer_main(Datum main_arg)
 	/* no database: only to be seen in pg_stat_activity, with its waits */
 	BackgroundWorkerInitializeConnection(NULL, NULL, 0);
 
-	auto_mode = walscale_apply_insert_locks(true, false);
+	/* one worker at a time, so no other process writes resizer_started */
+	auto_mode = walscale_apply_insert_locks(walscale_shared->resizer_started ?
+											AUTO_BEGIN_WORKER_RESTART :
+											AUTO_BEGIN_SERVER_START,
+											false);
+	walscale_shared->resizer_started = true;
 	while (!ShutdownRequestPending)
 	{
 		long		timeout_ms = -1;
@@ -265,7 +271,7 @@ walscale_resizer_main(Datum main_arg)
 		{
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
-			auto_mode = walscale_apply_insert_locks(false, auto_mode);
+			auto_mode = walscale_apply_insert_locks(AUTO_BEGIN_RELOAD, auto_mode);
 		}
 	}
 	proc_exit(1);
@@ -422,9 +428,9 @@ _PG_init(void)
 							"More locks let more backends copy WAL records at once; "
 							"PostgreSQL's own number is 8.  A reload changes it, "
 							"through walscale's background worker, which in auto "
-							"mode (-1) also chooses the number.",
+							"mode (-1, the default) also chooses the number.",
 							&walscale_insert_locks,
-							XLOG_INSERT_LOCKS_DEFAULT,
+							WALSCALE_INSERT_LOCKS_AUTO,
 							WALSCALE_INSERT_LOCKS_AUTO, XLOG_INSERT_LOCKS_MAX,
 							PGC_SIGHUP,
 							0,

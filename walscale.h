@@ -65,7 +65,16 @@ extern int	walscale_auto_cpus(void);
 extern int	walscale_auto_start_locks(void);
 extern int	walscale_auto_min_locks(void);
 extern int	walscale_auto_max_locks(void);
-extern void walscale_auto_begin(bool at_start);
+
+/* why auto mode begins, for its log line and walscale_auto_decisions */
+typedef enum AutoBeginCause
+{
+	AUTO_BEGIN_SERVER_START,	/* the worker's first start since shmem init */
+	AUTO_BEGIN_WORKER_RESTART,	/* the postmaster started the worker again */
+	AUTO_BEGIN_RELOAD,			/* a reload set -1 */
+} AutoBeginCause;
+
+extern void walscale_auto_begin(AutoBeginCause cause);
 extern void walscale_auto_step(void);
 extern bool walscale_auto_due(long *timeout_ms);
 

@@ -214,13 +214,13 @@ auto_open_window(void)
 }
 
 /*
- * Auto mode starts: at the worker's start (the server started with the
- * number walscale_auto_start_locks() gave), or at a reload that set -1
- * (auto mode goes on from the number in effect).  A number above the
- * maximum comes down to it at once.
+ * Auto mode starts: at the worker's first start (the server started with
+ * the number walscale_auto_start_locks() gave), at a restart of the worker,
+ * or at a reload that set -1; the last two go on from the number in effect.
+ * A number above the maximum comes down to it at once.
  */
 void
-walscale_auto_begin(bool at_start)
+walscale_auto_begin(AutoBeginCause cause)
 {
 	int			current = GetNumWALInsertLocks();
 	int			max = walscale_auto_max_locks();
@@ -243,9 +243,11 @@ walscale_auto_begin(bool at_start)
 	}
 	else
 	{
-		snprintf(reason, sizeof(reason), at_start ?
-				 "auto mode on at server start, %d CPUs" :
-				 "auto mode on at reload, %d CPUs", walscale_auto_cpus());
+		snprintf(reason, sizeof(reason),
+				 cause == AUTO_BEGIN_SERVER_START ? "auto mode on at server start, %d CPUs" :
+				 cause == AUTO_BEGIN_WORKER_RESTART ? "auto mode on after its worker restarted, %d CPUs" :
+				 "auto mode on at reload, %d CPUs",
+				 walscale_auto_cpus());
 		ereport(LOG,
 				(errmsg("walscale: auto mode on with %d WAL insertion locks (%d CPUs: between %d and %d)",
 						current, walscale_auto_cpus(),

@@ -4,8 +4,9 @@
 # Auto mode: walscale.insert_locks = -1 lets walscale's background worker
 # choose the number of WAL insertion locks from the contention it measures.
 #
-# (a) At server start it starts from the number derived from the CPU count,
-#     and says so.
+# (a) Auto mode is the default: a server whose configuration does not set
+#     walscale.insert_locks starts from the number derived from the CPU
+#     count, and says so.
 # (b) From 1 lock under 32 clients of WAL-heavy load it grows, by doublings
 #     that each window's figures justify, within a bounded time, and then
 #     stops growing: blocking waits fell below its threshold (or it reached
@@ -15,7 +16,9 @@
 # (d) Under steady load it makes a bounded number of changes and does not
 #     oscillate (WALSCALE_AUTO_STEADY_SECONDS, default 60; 300 for the
 #     five minutes of the issue).
-# (e) A kill -9 under the ledger clients of t/106 loses no acknowledged
+# (e) walscale's worker terminated in auto mode: the postmaster starts it
+#     again, and it goes on from the number in effect, saying why.
+# (f) A kill -9 under the ledger clients of t/106 loses no acknowledged
 #     commit, and auto mode starts again with the server.
 
 use strict;
@@ -53,7 +56,7 @@ checkpoint_timeout = '1h'
 max_wal_size = '1GB'
 restart_after_crash = on
 });
-write_case_conf($node, -1, 0);
+write_case_conf($node, undef, 0);    # walscale.insert_locks: the default
 $node->start;
 $node->safe_psql('postgres', 'CREATE EXTENSION walscale');
 
@@ -82,7 +85,10 @@ is($start_locks, (sort { $a <=> $b } ($cpus <= 8 ? 8 : nextpow2($cpus)), $max)[0
 is($node->safe_psql('postgres',
 		'SELECT insert_locks || \' \' || insert_locks_configured || \' \' || insert_locks_mode FROM walscale_settings'),
 	"$start_locks -1 auto",
-	'walscale_settings shows auto mode and the start number in effect');
+	'walscale_settings shows auto mode, the default, and the start number in effect');
+is($node->safe_psql('postgres',
+		q{SELECT boot_val || ' ' || source FROM pg_settings WHERE name = 'walscale.insert_locks'}),
+	'-1 default', 'walscale.insert_locks is -1 by default');
 is($node->safe_psql('postgres',
 		q{SELECT from_locks || ' ' || to_locks || ' ' || reason FROM walscale_auto_decisions}),
 	"$start_locks $start_locks auto mode on at server start, $cpus CPUs",
@@ -255,7 +261,29 @@ sub in_effect
 	cmp_ok($late, '<=', 1, 'steady load: at most one change in the second half');
 }
 
-# (e) a crash under auto mode, with the ledger clients of t/106
+# (e) the worker terminated: started again, it keeps the number in effect
+#     (2, not the start number) and records why auto mode began again
+{
+	my $since = restart_auto_from(2);
+	my $pid = $node->safe_psql('postgres',
+		"SELECT pid FROM pg_stat_activity WHERE backend_type = 'walscale'");
+	ok($pid =~ /^\d+$/, 'worker restart: one walscale worker runs');
+	$node->safe_psql('postgres', "SELECT pg_terminate_backend($pid)");
+	ok( $node->poll_query_until(
+			'postgres',
+			"SELECT count(*) = 1 FROM walscale_auto_decisions WHERE decided_at > '$since'"
+			  . " AND reason LIKE 'auto mode on after its worker restarted, % CPUs'"),
+		'worker restart: the new worker says auto mode began again after a restart');
+	is( $node->safe_psql(
+			'postgres',
+			"SELECT from_locks || ' ' || to_locks FROM walscale_auto_decisions"
+			  . " WHERE decided_at > '$since' AND reason LIKE 'auto mode on after%'"),
+		'2 2',
+		'worker restart: auto mode goes on from the number in effect');
+	is(in_effect(), 2, 'worker restart: 2 locks still in effect');
+}
+
+# (f) a crash under auto mode, with the ledger clients of t/106
 {
 	my $since = restart_auto_from(1);
 	my $ledger = ledger_start($node, clients => 16, rows => 5);

@@ -29,15 +29,17 @@ $SIG{ALRM} = sub { die "time limit of $time_limit s reached\n"; };
 alarm($time_limit);
 
 # Write walscale_case.conf, which the node's postgresql.conf includes: the
-# number of insertion locks and of attempts for the next start or reload.
+# number of insertion locks and of attempts for the next start or reload
+# (undef: the setting's default).
 sub write_case_conf
 {
 	my ($node, $locks, $attempts) = @_;
 	my $file = $node->data_dir . '/walscale_case.conf';
 
 	open my $fh, '>', $file or die "could not write \"$file\": $!";
-	print $fh "walscale.insert_locks = $locks\n";
-	print $fh "walscale.insert_lock_attempts = $attempts\n";
+	print $fh "walscale.insert_locks = $locks\n" if defined $locks;
+	print $fh "walscale.insert_lock_attempts = $attempts\n"
+	  if defined $attempts;
 	close $fh;
 	return;
 }
