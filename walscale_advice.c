@@ -415,9 +415,10 @@ walscale_advice(PG_FUNCTION_ARGS)
 	row.setting = "walscale.fastpath_groups";
 	row.current = psprintf("%d", groups);
 	row.needs_restart = true;
-	row.evidence = psprintf("%llu transactions, at most %u fast-path relation locks in one, %llu overflows; %d groups of %d slots%s",
+	row.evidence = psprintf("%llu transactions, at most %u fast-path relation locks in one, %llu overflows; %d %s of %d slots%s",
 							(unsigned long long) xacts, fp_max,
 							(unsigned long long) overflows, groups,
+							groups == 1 ? "group" : "groups",
 							FP_LOCK_SLOTS_PER_GROUP,
 							FastPathLockGroupsRequested != 0 ? "" :
 							", from max_locks_per_transaction");
@@ -439,11 +440,11 @@ walscale_advice(PG_FUNCTION_ARGS)
 			row.reason = psprintf("Transactions needed up to %u fast-path slots and %llu lock acquisitions overflowed: %d groups hold twice that, as headroom because relations hash to groups unevenly.",
 								  fp_max, (unsigned long long) overflows, rec);
 		else if (rec < groups)
-			row.reason = psprintf("Transactions needed at most %u fast-path slots: %d groups, the smallest power of two that holds twice that as headroom for uneven hashing, would have held them.",
-								  fp_max, rec);
+			row.reason = psprintf("Transactions needed at most %u fast-path slots: %d %s, the smallest power of two that holds twice that as headroom for uneven hashing, would have held them.",
+								  fp_max, rec, rec == 1 ? "group" : "groups");
 		else
-			row.reason = psprintf("Transactions needed at most %u fast-path slots, and %d groups hold twice that, as headroom for uneven hashing.",
-								  fp_max, groups);
+			row.reason = psprintf("Transactions needed at most %u fast-path slots, and %d %s twice that, as headroom for uneven hashing.",
+								  fp_max, groups, groups == 1 ? "group holds" : "groups hold");
 	}
 	advice_put(rsinfo, &row, since, now);
 

@@ -113,8 +113,11 @@ for wl in $workloads; do
 done > "$plan"
 nruns=$(wc -l < "$plan")
 
-EST_RUN_OVERHEAD=1.5
-if [ "$mode" = quick ]; then EST_RESTART=2.5; else EST_RESTART=12; fi
+# per run and per restart beyond the run itself: 129 sweep runs took 443 s
+# and 90 head-to-head runs (each after a restart) 320 s on an idle 2-core
+# VM; a loaded one (load 5 to 17) took about twice that
+EST_RUN_OVERHEAD=1
+if [ "$mode" = quick ]; then EST_RESTART=1; else EST_RESTART=12; fi
 est_runs=$(plan_seconds "$plan")
 # the head-to-head: auto, a fixed setting and stock per auto arm, each run
 # after a restart

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # make demo: build what is missing, start a throwaway cluster with walscale
 # preloaded, run a short WAL-heavy pgbench at 2 and then at 64 insertion
-# locks, and show what walscale saw each time.  The cluster is stopped on exit.
+# locks, and show what walscale saw each time; then let auto mode size the
+# locks from 1 under the same load, and show its decisions and the advice.
+# The cluster is stopped on exit.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -9,6 +11,7 @@ lock_counts=${DEMO_INSERT_LOCKS:-2 64}
 attempts=${DEMO_ATTEMPTS:-2}
 clients=${DEMO_CLIENTS:-16}
 seconds=${DEMO_SECONDS:-10}
+auto_seconds=${DEMO_AUTO_SECONDS:-20}
 
 ensure_servers
 install_extension
@@ -72,4 +75,33 @@ SELECT count(*) AS locks, count(*) FILTER (WHERE acquisitions > 0) AS locks_used
 FROM walscale_stats"
 done
 pg "$bin/psql" -U postgres -X -P footer=off -c "SELECT * FROM walscale_fastpath"
+
+# Auto mode, the default: from 1 lock, switched on by a reload, under the
+# same load; windows of 2 s instead of 10 so that it acts within the run.
+set_demo_conf() {
+	printf '%s\n' "$@" > "$dir/data/walscale_demo.conf"
+	[ "$(id -u)" = 0 ] && chown "$run_user" "$dir/data/walscale_demo.conf"
+	pg "$bin/psql" -U postgres -X -q -c "SELECT pg_reload_conf()" >/dev/null
+}
+set_demo_conf "walscale.insert_locks = 1"
+for i in $(seq 50); do
+	[ "$(pg "$bin/psql" -U postgres -X -At -c "SELECT insert_locks FROM walscale_settings")" = 1 ] && break
+	sleep 0.1
+done
+set_demo_conf "walscale.insert_locks = -1" "walscale.auto_interval = 2s"
+echo
+echo "== auto mode (walscale.insert_locks = -1, the default), from 1 lock, walscale.auto_interval = 2s"
+echo "== pgbench: $clients clients for ${auto_seconds}s"
+pg "$bin/psql" -U postgres -X -q -c "SELECT walscale_reset()" >/dev/null
+pg "$bin/pgbench" -U postgres -n -M prepared -c "$clients" -j "$clients" -T "$auto_seconds" \
+	-f "$dir/wal-heavy.sql" postgres 2>&1 | grep -E '^(tps|number of transactions actually|latency average)'
+echo "== walscale_auto_decisions: what auto mode did, with the figures of each window"
+pg "$bin/psql" -U postgres -X -P footer=off -c "
+SELECT to_char(decided_at, 'HH24:MI:SS') AS at, from_locks, to_locks, reason,
+       round(blocking_waits_per_1000::numeric, 2) AS waits_per_1000,
+       round(blocked_ms_per_s::numeric, 1) AS blocked_ms_per_s, locks_used
+FROM walscale_auto_decisions ORDER BY decided_at"
+echo "== walscale_advice: what to change, from the figures since the reset"
+pg "$bin/psql" -U postgres -X -P footer=off -c "
+SELECT setting, current_value, recommended_value, needs_restart, reason FROM walscale_advice ORDER BY setting"
 echo "== done; the cluster is stopped and its files stay in $dir"

@@ -171,7 +171,7 @@ fast_path_load('fast path');
 my $fp = advice('walscale.fastpath_groups');
 note("fast path, 1 group: $fp->{evidence}: $fp->{reason}");
 my ($xacts, $most, $overflows) = $fp->{evidence} =~
-  /^(\d+) transactions, at most (\d+) fast-path relation locks in one, (\d+) overflows; 1 groups of 16 slots$/;
+  /^(\d+) transactions, at most (\d+) fast-path relation locks in one, (\d+) overflows; 1 group of 16 slots$/;
 ok(defined $most, 'fast path: the evidence has the transactions, the most locks in one, the overflows');
 $most //= 0;
 cmp_ok($xacts // 0, '>=', 100, 'fast path: enough transactions counted');
