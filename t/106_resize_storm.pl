@@ -8,7 +8,9 @@
 # takes all locks in every other way: CHECKPOINT, pg_switch_wal(),
 # pg_backup_start / pg_backup_stop and full_page_writes changed by ALTER
 # SYSTEM and a reload.  A streaming standby follows.  Then kill -9 of the
-# postmaster, in the middle of all that, and a restart.  After each crash
+# postmaster, in the middle of all that, and a restart.  One more phase
+# runs auto mode (walscale.insert_locks = -1, windows of 1 s) in the same
+# storm, from 1024 locks and then from 1, and ends in kill -9 too.  After each crash
 # every acknowledged commit must be there, each transaction all there or not
 # at all, amcheck must find nothing, and pg_waldump must read the WAL the
 # crash left in pg_wal, from the first segment there, through the last
@@ -23,7 +25,7 @@
 # WALSCALE_STORM_SECONDS (default 20) seconds of storm before each crash;
 # WALSCALE_STORM_CYCLES (default 2) crash cycles;
 # WALSCALE_STORM_INTERVAL_MS (default 100) between two reloads.
-# At the defaults: about 70 s on two idle cores, 100 s on a busy machine.
+# At the defaults: about 95 s on two idle cores, 130 s on a busy machine.
 
 use strict;
 use warnings FATAL => 'all';
@@ -70,6 +72,8 @@ $primary->append_conf(
 shared_preload_libraries = 'walscale'
 include 'walscale_resize.conf'
 walscale.insert_lock_attempts = 3
+# auto mode's windows, in its phase of the storm
+walscale.auto_interval = 1s
 fsync = on
 synchronous_commit = on
 full_page_writes = on
@@ -380,6 +384,71 @@ for my $cycle (1 .. $cycles)
 	wal_read_through($dump, $label, $redo_done, $recovery_end);
 	$total{wal_records} += $dump->{records} // 0;
 	$total{wal_bytes} += $dump->{bytes} // 0;
+	$commits = ledger_verify($ledger, $label, 'false');
+	ledger_resume($ledger);
+}
+
+# Auto mode in the storm: walscale's worker resizes on its own, from 1024
+# (above its maximum: lowered at once) and then from 1 (grown under
+# contention), under the ledger clients and the all-locks loop; then kill
+# -9, and every acknowledged commit must be there.
+{
+	my $label = 'auto mode';
+	my $set_and_wait = sub {
+		my ($locks) = @_;
+		write_resize_conf($primary, $locks);
+		$primary->safe_psql('postgres', 'SELECT pg_reload_conf()');
+		$primary->poll_query_until('postgres',
+			"SELECT insert_locks = $locks AND insert_locks_mode = 'fixed' FROM walscale_settings")
+		  or die "the count did not become $locks";
+	};
+	ok(ledger_wait_for_progress($ledger, 20), "$label: the clients commit");
+	$set_and_wait->(1024);
+	my $t0 = $primary->safe_psql('postgres', 'SELECT clock_timestamp()');
+	my $log_offset = -s $primary->logfile;
+	my $loop = start_all_locks_loop('auto');
+	write_resize_conf($primary, -1);
+	$primary->safe_psql('postgres', 'SELECT pg_reload_conf()');
+	sleep($seconds / 2);
+	$set_and_wait->(1);
+	write_resize_conf($primary, -1);
+	$primary->safe_psql('postgres', 'SELECT pg_reload_conf()');
+	sleep($seconds / 2);
+	my $decisions = $primary->safe_psql(
+		'postgres', qq{
+SELECT string_agg(from_locks || '->' || to_locks || ' (' || reason || ')', ', ' ORDER BY decided_at)
+FROM walscale_auto_decisions WHERE decided_at > '$t0' AND from_locks <> to_locks});
+	my $max = $primary->safe_psql('postgres',
+		"SELECT to_locks FROM walscale_auto_decisions WHERE decided_at > '$t0'"
+		  . " AND from_locks = 1024 AND reason LIKE 'above the maximum for % CPUs'");
+	ok($max =~ /^\d+$/ && $max < 1024,
+		"$label: auto mode lowered 1024 locks to its maximum ($max) under the load");
+	my $grows = () = $decisions =~ /\(contention\)/g;
+	note("$label: auto mode's changes: $decisions; $grows grows from contention");
+	my $out_of_bounds = $primary->safe_psql('postgres',
+		"SELECT count(*) FROM walscale_auto_decisions WHERE decided_at > '$t0'"
+		  . " AND (to_locks < 1 OR to_locks > " . ($max =~ /^\d+$/ ? $max : 0) . ')');
+	is($out_of_bounds, 0, "$label: every change stayed between 1 and the maximum");
+	ledger_pause($ledger);
+	crash_postmaster($primary, "$label: postmaster kill");
+	my ($rounds, @loop_errors) = finish_all_locks_loop($loop);
+	cmp_ok($rounds, '>=', 1, "$label: $rounds rounds of the all-locks loop");
+	is(scalar @loop_errors, 0, "$label: no statement of the all-locks loop failed")
+	  or diag(join "\n", @loop_errors[ 0 .. ($#loop_errors < 9 ? $#loop_errors : 9) ]);
+	my $log = slurp_file($primary->logfile, $log_offset);
+	unlike($log, qr/PANIC|TRAP:|too many LWLocks taken|terminated by signal|was terminated by exception/,
+		"$label: no PANIC, failed assertion, crash or LWLock error before the kill");
+	my @walscale_errors = $log =~ /^.*(?:ERROR|WARNING|FATAL):\s+walscale.*$/mg;
+	is(scalar @walscale_errors, 0, "$label: no walscale ERROR, WARNING or FATAL in the log")
+	  or diag(join "\n", @walscale_errors[ 0 .. ($#walscale_errors < 9 ? $#walscale_errors : 9) ]);
+	$total{rounds} += $rounds;
+
+	my $restart_offset = -s $primary->logfile;
+	$primary->start;
+	ok(server_up($primary), "$label: the server is up again");
+	like(slurp_file($primary->logfile, $restart_offset),
+		qr/walscale: auto mode on with \d+ WAL insertion locks/,
+		"$label: auto mode starts again after the crash");
 	$commits = ledger_verify($ledger, $label, 'false');
 	ledger_resume($ledger);
 }
