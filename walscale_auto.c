@@ -57,10 +57,10 @@
 #define AUTO_GROW_BLOCKED_MS_PER_S		200.0
 #define AUTO_SHRINK_BLOCKED_MS_PER_S	20.0
 
-/* quiet windows in a row before a shrink, and their most after backoffs */
 /* contended windows in a row before a grow */
 #define AUTO_HOT_WINDOWS		2
 
+/* quiet windows in a row before a shrink, and their most after backoffs */
 #define AUTO_QUIET_WINDOWS		3
 #define AUTO_QUIET_WINDOWS_MAX	48
 

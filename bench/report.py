@@ -261,6 +261,23 @@ def locks_range(s):
     return str(lo_hi[0]) if lo_hi[0] == lo_hi[1] else "%d..%d" % lo_hi
 
 
+def fmt_spread(s):
+    return "%s [%s..%s]" % (fmt_tps(s["median"]), fmt_tps(s["min"]), fmt_tps(s["max"]))
+
+
+def auto_against_best(summ):
+    """Per auto arm: auto's and the best fixed setting's summaries, the
+    cells both auto tables start with, and auto / stock (their last)."""
+    for wl, c in auto_pairs(summ):
+        a = summ[(wl, c, ("walscale", -1, 0, 0))]
+        b = best_fixed(summ, wl, c)
+        st = summ.get((wl, c, ("stock", 8, 0, 0)))
+        lead = [wl, c, fmt_spread(a), locks_range(a), config_label(b["key"], wl), fmt_spread(b),
+                "%.3f" % (a["median"] / b["median"]) if b["median"] else "-"]
+        vs_stock = "%.3f" % (a["median"] / st["median"]) if st and st["median"] else "-"
+        yield a, b, lead, vs_stock
+
+
 # Auto mode passes when its median is within this fraction of the best
 # fixed setting's (the issue "self-tuning": within 5%).
 AUTO_WITHIN = 0.05
@@ -279,10 +296,8 @@ def head_to_head_section(d, L):
         if num(r.get("tps")) is not None:
             byrep[(r["workload"], int(r["clients"]), config_key(r))][int(r["rep"])] = num(r["tps"])
     rows = []
-    for wl, c in auto_pairs(summ):
-        a = summ[(wl, c, ("walscale", -1, 0, 0))]
-        b = best_fixed(summ, wl, c)
-        st = summ.get((wl, c, ("stock", 8, 0, 0)))
+    for a, b, lead, vs_stock in auto_against_best(summ):
+        wl, c = a["workload"], a["clients"]
         ra, rb = byrep[(wl, c, a["key"])], byrep[(wl, c, b["key"])]
         paired = sorted(ra[k] / rb[k] for k in ra if k in rb and rb[k])
         ratio = a["median"] / b["median"]
@@ -292,13 +307,8 @@ def head_to_head_section(d, L):
             verdict = "no, %.1f%% behind (within noise)" % ((1 - ratio) * 100)
         else:
             verdict = "**no, %.1f%% behind**" % ((1 - ratio) * 100)
-        rows.append([wl, c, "%s [%s..%s]" % (fmt_tps(a["median"]), fmt_tps(a["min"]), fmt_tps(a["max"])),
-                     locks_range(a), config_label(b["key"], wl),
-                     "%s [%s..%s]" % (fmt_tps(b["median"]), fmt_tps(b["min"]), fmt_tps(b["max"])),
-                     "%.3f" % ratio,
-                     "%.3f [%.3f..%.3f]" % (statistics.median(paired), paired[0], paired[-1]) if paired else "-",
-                     verdict,
-                     "%.3f" % (a["median"] / st["median"]) if st and st["median"] else "-"])
+        rows.append(lead + ["%.3f [%.3f..%.3f]" % (statistics.median(paired), paired[0], paired[-1])
+                            if paired else "-", verdict, vs_stock])
     if not rows:
         return
     n = max(s["n"] for s in summ.values())
@@ -481,8 +491,7 @@ def main():
             if not st or not ws:
                 continue
             overlap = ws["min"] <= st["max"] and st["min"] <= ws["max"]
-            rows.append([wl, c, "%s [%s..%s]" % (fmt_tps(st["median"]), fmt_tps(st["min"]), fmt_tps(st["max"])),
-                         "%s [%s..%s]" % (fmt_tps(ws["median"]), fmt_tps(ws["min"]), fmt_tps(ws["max"])),
+            rows.append([wl, c, fmt_spread(st), fmt_spread(ws),
                          "%.3f" % ws["ratio"], "yes" if overlap else "**no**"])
     if rows:
         L.append(md_table(["workload", "clients", "stock median [min..max]", "walscale 8/0 median [min..max]",
@@ -514,17 +523,8 @@ def main():
         L.append("")
     L.append("### Auto mode against the best fixed setting\n")
     rows = []
-    for wl, c in auto_pairs(summ):
-        a = summ[(wl, c, ("walscale", -1, 0, 0))]
-        b = best_fixed(summ, wl, c)
-        st = summ.get((wl, c, ("stock", 8, 0, 0)))
-        ratio = a["median"] / b["median"] if b["median"] else float("nan")
-        noise = "yes" if a["max"] >= b["min"] else "no (slower)"
-        rows.append([wl, c, fmt_tps(a["median"]) + " [%s..%s]" % (fmt_tps(a["min"]), fmt_tps(a["max"])),
-                     locks_range(a), config_label(b["key"], wl),
-                     fmt_tps(b["median"]) + " [%s..%s]" % (fmt_tps(b["min"]), fmt_tps(b["max"])),
-                     "%.3f" % ratio, noise,
-                     "%.3f" % (a["median"] / st["median"]) if st and st["median"] else "-"])
+    for a, b, lead, vs_stock in auto_against_best(summ):
+        rows.append(lead + ["yes" if a["max"] >= b["min"] else "no (slower)", vs_stock])
     if rows:
         L.append("Auto mode (`walscale.insert_locks = -1`, `walscale.auto_interval = 1s`, "
                  "restarted from its CPU-derived start with each configuration change) against the fixed "

@@ -32,6 +32,7 @@ max_connections = 100
 shared_preload_libraries = 'walscale'
 walscale.insert_lock_attempts = $attempts
 synchronous_commit = off
+include 'walscale_demo.conf'
 CONF
 cat > "$dir/wal-heavy.sql" <<'SQL'
 \set id random(1, 1000000000)
@@ -42,11 +43,15 @@ END;
 SQL
 [ "$(id -u)" = 0 ] && chown "$run_user" "$dir/wal-heavy.sql"
 
-for locks in $lock_counts; do
-	echo "walscale.insert_locks = $locks" > "$dir/data/walscale_demo.conf"
-	grep -q walscale_demo.conf "$dir/data/postgresql.conf" ||
-		echo "include 'walscale_demo.conf'" >> "$dir/data/postgresql.conf"
+# walscale_demo.conf, which postgresql.conf includes: one setting a line
+write_demo_conf() {
+	printf '%s\n' "$@" > "$dir/data/walscale_demo.conf"
 	[ "$(id -u)" = 0 ] && chown "$run_user" "$dir/data/walscale_demo.conf"
+	return 0
+}
+
+for locks in $lock_counts; do
+	write_demo_conf "walscale.insert_locks = $locks"
 	as_run_user "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w restart >/dev/null 2>&1 ||
 		as_run_user "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w start >/dev/null
 	echo
@@ -79,8 +84,7 @@ pg "$bin/psql" -U postgres -X -P footer=off -c "SELECT * FROM walscale_fastpath"
 # Auto mode, the default: from 1 lock, switched on by a reload, under the
 # same load; windows of 2 s instead of 10 so that it acts within the run.
 set_demo_conf() {
-	printf '%s\n' "$@" > "$dir/data/walscale_demo.conf"
-	[ "$(id -u)" = 0 ] && chown "$run_user" "$dir/data/walscale_demo.conf"
+	write_demo_conf "$@"
 	pg "$bin/psql" -U postgres -X -q -c "SELECT pg_reload_conf()" >/dev/null
 }
 set_demo_conf "walscale.insert_locks = 1"

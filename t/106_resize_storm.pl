@@ -196,6 +196,26 @@ sub finish_all_locks_loop
 	return ($rounds, @errors);
 }
 
+# what a server log must not hold
+my $server_failure =
+  qr/PANIC|TRAP:|too many LWLocks taken|terminated by signal|was terminated by exception/;
+
+# After a storm, up to its kill: the all-locks loop ran without a failed
+# statement, and the log has no crash and no walscale error.
+sub check_before_kill
+{
+	my ($label, $log, $rounds, @loop_errors) = @_;
+	cmp_ok($rounds, '>=', 1, "$label: $rounds rounds of the all-locks loop");
+	is(scalar @loop_errors, 0, "$label: no statement of the all-locks loop failed")
+	  or diag(join "\n", @loop_errors[ 0 .. ($#loop_errors < 9 ? $#loop_errors : 9) ]);
+	unlike($log, $server_failure,
+		"$label: no PANIC, failed assertion, crash or LWLock error before the kill");
+	my @walscale_errors = $log =~ /^.*(?:ERROR|WARNING|FATAL):\s+walscale.*$/mg;
+	is(scalar @walscale_errors, 0, "$label: no walscale ERROR, WARNING or FATAL in the log")
+	  or diag(join "\n", @walscale_errors[ 0 .. ($#walscale_errors < 9 ? $#walscale_errors : 9) ]);
+	return;
+}
+
 my $settings_query = q{
 SELECT s.insert_locks || ' ' || s.insert_locks_configured || ' ' || s.resizes
        || ' ' || (SELECT count(*) FROM walscale_stats
@@ -334,14 +354,7 @@ for my $cycle (1 .. $cycles)
 		  . " different counts in effect");
 	cmp_ok($high_locks_used, '>', 0,
 		"$label: insertions went through locks above the eighth ($high_locks_used of them)");
-	cmp_ok($rounds, '>=', 1, "$label: $rounds rounds of the all-locks loop");
-	is(scalar @loop_errors, 0, "$label: no statement of the all-locks loop failed")
-	  or diag(join "\n", @loop_errors[ 0 .. ($#loop_errors < 9 ? $#loop_errors : 9) ]);
-	unlike($log, qr/PANIC|TRAP:|too many LWLocks taken|terminated by signal|was terminated by exception/,
-		"$label: no PANIC, failed assertion, crash or LWLock error before the kill");
-	my @walscale_errors = $log =~ /^.*(?:ERROR|WARNING|FATAL):\s+walscale.*$/mg;
-	is(scalar @walscale_errors, 0, "$label: no walscale ERROR, WARNING or FATAL in the log")
-	  or diag(join "\n", @walscale_errors[ 0 .. ($#walscale_errors < 9 ? $#walscale_errors : 9) ]);
+	check_before_kill($label, $log, $rounds, @loop_errors);
 	$total{resizes} += $resizes_made;
 	$total{log_lines} += @storm_lines;
 	$total{reloads} += $reloads;
@@ -394,10 +407,13 @@ for my $cycle (1 .. $cycles)
 # -9, and every acknowledged commit must be there.
 {
 	my $label = 'auto mode';
+	my $reload_with = sub {
+		write_resize_conf($primary, $_[0]);
+		$primary->safe_psql('postgres', 'SELECT pg_reload_conf()');
+	};
 	my $set_and_wait = sub {
 		my ($locks) = @_;
-		write_resize_conf($primary, $locks);
-		$primary->safe_psql('postgres', 'SELECT pg_reload_conf()');
+		$reload_with->($locks);
 		$primary->poll_query_until('postgres',
 			"SELECT insert_locks = $locks AND insert_locks_mode = 'fixed' FROM walscale_settings")
 		  or die "the count did not become $locks";
@@ -407,12 +423,10 @@ for my $cycle (1 .. $cycles)
 	my $t0 = $primary->safe_psql('postgres', 'SELECT clock_timestamp()');
 	my $log_offset = -s $primary->logfile;
 	my $loop = start_all_locks_loop('auto');
-	write_resize_conf($primary, -1);
-	$primary->safe_psql('postgres', 'SELECT pg_reload_conf()');
+	$reload_with->(-1);
 	sleep($seconds / 2);
 	$set_and_wait->(1);
-	write_resize_conf($primary, -1);
-	$primary->safe_psql('postgres', 'SELECT pg_reload_conf()');
+	$reload_with->(-1);
 	sleep($seconds / 2);
 	my $decisions = $primary->safe_psql(
 		'postgres', qq{
@@ -432,15 +446,8 @@ FROM walscale_auto_decisions WHERE decided_at > '$t0' AND from_locks <> to_locks
 	ledger_pause($ledger);
 	crash_postmaster($primary, "$label: postmaster kill");
 	my ($rounds, @loop_errors) = finish_all_locks_loop($loop);
-	cmp_ok($rounds, '>=', 1, "$label: $rounds rounds of the all-locks loop");
-	is(scalar @loop_errors, 0, "$label: no statement of the all-locks loop failed")
-	  or diag(join "\n", @loop_errors[ 0 .. ($#loop_errors < 9 ? $#loop_errors : 9) ]);
-	my $log = slurp_file($primary->logfile, $log_offset);
-	unlike($log, qr/PANIC|TRAP:|too many LWLocks taken|terminated by signal|was terminated by exception/,
-		"$label: no PANIC, failed assertion, crash or LWLock error before the kill");
-	my @walscale_errors = $log =~ /^.*(?:ERROR|WARNING|FATAL):\s+walscale.*$/mg;
-	is(scalar @walscale_errors, 0, "$label: no walscale ERROR, WARNING or FATAL in the log")
-	  or diag(join "\n", @walscale_errors[ 0 .. ($#walscale_errors < 9 ? $#walscale_errors : 9) ]);
+	check_before_kill($label, slurp_file($primary->logfile, $log_offset),
+		$rounds, @loop_errors);
 	$total{rounds} += $rounds;
 
 	my $restart_offset = -s $primary->logfile;
@@ -511,8 +518,7 @@ is($standby_in_effect, $standby_configured,
 
 for my $n ($primary, $standby)
 {
-	unlike(slurp_file($n->logfile),
-		qr/PANIC|TRAP:|too many LWLocks taken|terminated by signal|was terminated by exception/,
+	unlike(slurp_file($n->logfile), $server_failure,
 		$n->name . ': no PANIC, failed assertion, crash or LWLock error in the log');
 }
 
