@@ -238,6 +238,13 @@ walscale_resizer_main(Datum main_arg)
 
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
+
+	/*
+	 * The worker runs no statement for a cancel to end, and a cancel would
+	 * otherwise turn into an ERROR at its next CHECK_FOR_INTERRUPTS(), an
+	 * exit, and no resizing until the postmaster starts it again.
+	 */
+	pqsignal(SIGINT, SIG_IGN);
 	BackgroundWorkerUnblockSignals();
 	/* no database: only to be seen in pg_stat_activity, with its waits */
 	BackgroundWorkerInitializeConnection(NULL, NULL, 0);

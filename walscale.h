@@ -5,8 +5,9 @@
  *
  * walscale.c holds the GUCs, the shared memory, the background worker and
  * the SQL functions of the counters; walscale_auto.c chooses the number of
- * insertion locks when walscale.insert_locks is -1; walscale_advice.c
- * measures fast-path use and says which setting to change.
+ * insertion locks when walscale.insert_locks is -1, by the rules of
+ * walscale_auto_rules.c; walscale_advice.c measures fast-path use and says
+ * which setting to change.
  *
  * Copyright (c) 2026, walscale developers
  *
@@ -21,6 +22,8 @@
 #include "storage/lock.h"
 #include "storage/lwlock.h"
 #include "storage/proc.h"
+
+#include "walscale_auto_rules.h"
 
 /*
  * A module built against a patched server and loaded into a stock one must
@@ -77,10 +80,6 @@ typedef enum AutoBeginCause
 extern void walscale_auto_begin(AutoBeginCause cause);
 extern void walscale_auto_step(void);
 extern bool walscale_auto_due(long *timeout_ms);
-
-/* the controller's thresholds, which the advisor shares */
-#define WALSCALE_GROW_WAITS_PER_1000	2.0
-#define WALSCALE_SHRINK_WAITS_PER_1000	0.2
 
 /* walscale_advice.c */
 extern Size walscale_advice_shmem_size(void);

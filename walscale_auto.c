@@ -9,26 +9,11 @@
  * Every walscale.auto_interval the worker reads the per-lock counters of
  * the core patch and takes their change over the window it just closed:
  * acquisitions, acquisitions that slept, the time slept, and how many of the
- * active locks were taken at all.  Then:
- *
- * - grow (double the number, up to the maximum) when backends sleep on the
- *	 locks, at or above WALSCALE_GROW_WAITS_PER_1000 blocking waits per 1000
- *	 acquisitions or AUTO_GROW_BLOCKED_MS_PER_S of sleep per second, and at
- *	 least half the active locks are in use (with fewer in use, the sleeps
- *	 come from backends that share a lock by their ProcNumber, not from too
- *	 few locks), in AUTO_HOT_WINDOWS windows in a row;
- * - shrink (halve, down to the minimum) when waits are ten times below the
- *	 grow threshold and at most half the locks are used, for several windows
- *	 in a row: every WAL flush and every all-lock acquisition visits each
- *	 active lock, so idle locks are not free;
- * - otherwise hold.
- *
- * The gap between the two thresholds, the windows a shrink needs, and a
- * window that always starts afresh after a change are the hysteresis: a
- * steady load settles after a few doublings.  A grow that undoes a shrink
- * doubles the quiet windows the next shrink needs, so that a load sitting on
- * the edge cannot make the number swing back and forth.  Windows with too
- * few acquisitions to judge change nothing.
+ * active locks were taken at all.  The rules that turn those figures into
+ * grow, shrink or hold are pure functions in walscale_auto_rules.c, so that
+ * unit tests can call them (t/010_auto_rules.pl); this file gathers what
+ * they need from the counters, the clock and the CPU count, and applies and
+ * records their decisions.
  *
  * Copyright (c) 2026, walscale developers
  *
@@ -40,29 +25,15 @@
 
 #include "access/xlog.h"
 #include "funcapi.h"
-#include "port/pg_bitutils.h"
 #include "storage/shmem.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
 #include "walscale.h"
+#include "walscale_auto_rules.h"
 
 /* decisions kept for walscale_auto_decisions */
 #define AUTO_DECISIONS_KEPT		64
-
-/* below this many acquisitions in a window, the figures are noise */
-#define AUTO_MIN_ACQUISITIONS	500
-
-/* sleep on the insertion locks, in ms summed over backends, per second */
-#define AUTO_GROW_BLOCKED_MS_PER_S		200.0
-#define AUTO_SHRINK_BLOCKED_MS_PER_S	20.0
-
-/* contended windows in a row before a grow */
-#define AUTO_HOT_WINDOWS		2
-
-/* quiet windows in a row before a shrink, and their most after backoffs */
-#define AUTO_QUIET_WINDOWS		3
-#define AUTO_QUIET_WINDOWS_MAX	48
 
 #define AUTO_REASON_LEN			64
 
@@ -100,10 +71,7 @@ typedef struct AutoWindow
 } AutoWindow;
 
 static AutoWindow window;
-static int	quiet_windows = 0;
-static int	hot_windows = 0;
-static int	quiet_needed = AUTO_QUIET_WINDOWS;
-static int	last_shrink_from = 0;
+static AutoRulesState rules_state = {.quiet_needed = AUTO_QUIET_WINDOWS};
 
 PG_FUNCTION_INFO_V1(walscale_auto_decisions);
 
@@ -136,41 +104,27 @@ walscale_auto_cpus(void)
 	return n >= 1 ? (int) Min(n, 4096) : 1;
 }
 
-/*
- * The most locks auto mode uses: 8 per CPU, a power of two, at least
- * PostgreSQL's 8.  Sokolov's 8-core laptop was fastest at 64 to 128 locks
- * with 200 and 400 clients (seeds/000); more locks than that only lengthen
- * flushes.
- */
+/* The bounds and the start of walscale_auto_rules.c, for this machine. */
 int
 walscale_auto_max_locks(void)
 {
-	uint32		n = pg_nextpower2_32((uint32) walscale_auto_cpus() * 8);
-
-	return (int) Min(Max(n, XLOG_INSERT_LOCKS_DEFAULT), XLOG_INSERT_LOCKS_MAX);
+	return walscale_rules_max_locks(walscale_auto_cpus(),
+									XLOG_INSERT_LOCKS_DEFAULT,
+									XLOG_INSERT_LOCKS_MAX);
 }
 
-/* One lock is enough for a single writer; auto mode may go down to it. */
 int
 walscale_auto_min_locks(void)
 {
-	return 1;
+	return walscale_rules_min_locks(walscale_auto_cpus());
 }
 
-/*
- * The number auto mode starts with at server start: one lock per CPU,
- * rounded up to a power of two, never below PostgreSQL's 8.  On Greg Smith's
- * 24-core server 8 locks gave most of the gain over 1 and 24 locks about 10%
- * more (seeds/004): about one lock per core is where the gain stops, and 8
- * keeps stock behaviour on small machines.  Contention then grows it.
- */
 int
 walscale_auto_start_locks(void)
 {
-	uint32		n = pg_nextpower2_32((uint32) walscale_auto_cpus());
-
-	n = Max(n, XLOG_INSERT_LOCKS_DEFAULT);
-	return (int) Min((int) n, walscale_auto_max_locks());
+	return walscale_rules_start_locks(walscale_auto_cpus(),
+									  XLOG_INSERT_LOCKS_DEFAULT,
+									  XLOG_INSERT_LOCKS_MAX);
 }
 
 static void
@@ -224,22 +178,18 @@ walscale_auto_begin(AutoBeginCause cause)
 {
 	int			current = GetNumWALInsertLocks();
 	int			max = walscale_auto_max_locks();
+	int			target = walscale_rules_begin(&rules_state, current, max);
 	char		reason[AUTO_REASON_LEN];
 
-	quiet_windows = 0;
-	hot_windows = 0;
-	quiet_needed = AUTO_QUIET_WINDOWS;
-	last_shrink_from = 0;
-
-	if (current > max)
+	if (target != current)
 	{
 		snprintf(reason, sizeof(reason), "above the maximum for %d CPUs",
 				 walscale_auto_cpus());
 		ereport(LOG,
 				(errmsg("walscale: auto mode lowers WAL insertion locks from %d to %d, the most for %d CPUs",
-						current, max, walscale_auto_cpus())));
-		walscale_resize_to(max);
-		auto_record(current, max, reason, 0, 0, 0, 0, 0, 0);
+						current, target, walscale_auto_cpus())));
+		walscale_resize_to(target);
+		auto_record(current, target, reason, 0, 0, 0, 0, 0, 0);
 	}
 	else
 	{
@@ -279,18 +229,10 @@ walscale_auto_step(void)
 {
 	TimestampTz now = GetCurrentTimestamp();
 	int			current = GetNumWALInsertLocks();
-	int			max = walscale_auto_max_locks();
-	int			min = walscale_auto_min_locks();
 	int			nlocks = Min(current, window.nlocks);
-	uint64		acquisitions = 0;
-	uint64		blocking_waits = 0;
-	uint64		blocked_ns = 0;
-	int			locks_used = 0;
-	double		window_s;
-	double		waits_per_1000;
-	double		blocked_ms_per_s;
-	int			target = current;
-	char		reason[AUTO_REASON_LEN];
+	AutoWindowFigures figures = {0};
+	AutoVerdict verdict;
+	int			target;
 
 	/* someone else changed the number (cannot happen in auto mode): restart */
 	if (current != window.nlocks)
@@ -306,79 +248,43 @@ walscale_auto_step(void)
 
 		GetWALInsertLockCounters(i, c);
 		acq = c[WALINSERT_FIRST_TRY] + c[WALINSERT_CONTENDED] - window.acquisitions[i];
-		acquisitions += acq;
-		blocking_waits += c[WALINSERT_BLOCKED] - window.blocked[i];
-		blocked_ns += c[WALINSERT_BLOCKED_NS] - window.blocked_ns[i];
+		figures.acquisitions += acq;
+		figures.blocking_waits += c[WALINSERT_BLOCKED] - window.blocked[i];
+		figures.blocked_ns += c[WALINSERT_BLOCKED_NS] - window.blocked_ns[i];
 		if (acq > 0)
-			locks_used++;
+			figures.locks_used++;
 	}
-	window_s = Max((now - window.start) / 1000000.0, 0.001);
-	waits_per_1000 = acquisitions > 0 ? blocking_waits * 1000.0 / acquisitions : 0;
-	blocked_ms_per_s = blocked_ns / 1000000.0 / window_s;
+	figures.active_locks = current;
+	figures.window_s = Max((now - window.start) / 1000000.0, 0.001);
+	figures.min_locks = walscale_auto_min_locks();
+	figures.max_locks = walscale_auto_max_locks();
 
-	if (acquisitions < AUTO_MIN_ACQUISITIONS)
-	{
-		/* too little to judge: neither grow nor count towards a shrink */
-	}
-	else if ((waits_per_1000 >= WALSCALE_GROW_WAITS_PER_1000 ||
-			  blocked_ms_per_s >= AUTO_GROW_BLOCKED_MS_PER_S) &&
-			 locks_used * 2 >= current)
-	{
-		quiet_windows = 0;
-		/* one hot window may be a burst, or a preempted lock holder */
-		if (current < max && ++hot_windows >= AUTO_HOT_WINDOWS)
-		{
-			target = Min(current * 2, max);
-			snprintf(reason, sizeof(reason), "contention");
-			/* a grow that undoes a shrink: be slower to shrink next time */
-			if (target == last_shrink_from)
-				quiet_needed = Min(quiet_needed * 2, AUTO_QUIET_WINDOWS_MAX);
-		}
-	}
-	else if (waits_per_1000 < WALSCALE_SHRINK_WAITS_PER_1000 &&
-			 blocked_ms_per_s < AUTO_SHRINK_BLOCKED_MS_PER_S &&
-			 locks_used * 2 <= current && current > min)
-	{
-		hot_windows = 0;
-		if (++quiet_windows >= quiet_needed)
-		{
-			target = Max(Max(current / 2, min),
-						 (int) pg_nextpower2_32((uint32) Max(locks_used, 1)));
-			if (target < current)
-			{
-				snprintf(reason, sizeof(reason), "locks unused");
-				last_shrink_from = current;
-			}
-			quiet_windows = 0;
-		}
-	}
-	else
-	{
-		quiet_windows = 0;
-		hot_windows = 0;
-	}
-
+	walscale_rules_decide(&figures, &rules_state, &verdict);
+	target = verdict.target;
 	if (target != current)
 	{
-		hot_windows = 0;
 		ereport(LOG,
 				(errmsg("walscale: auto mode %s WAL insertion locks from %d to %d (%s): %.1f blocking waits per 1000 acquisitions (grow at %g, shrink below %g), %.1f ms blocked per second, %d of %d locks used, %llu acquisitions in %.1f s",
 						target > current ? "raises" : "lowers",
-						current, target, reason, waits_per_1000,
+						current, target, verdict.reason,
+						verdict.waits_per_1000,
 						WALSCALE_GROW_WAITS_PER_1000,
 						WALSCALE_SHRINK_WAITS_PER_1000,
-						blocked_ms_per_s, locks_used, current,
-						(unsigned long long) acquisitions, window_s)));
+						verdict.blocked_ms_per_s, figures.locks_used, current,
+						(unsigned long long) figures.acquisitions,
+						figures.window_s)));
 		walscale_resize_to(target);
-		auto_record(current, target, reason, window_s, acquisitions,
-					blocking_waits, waits_per_1000, blocked_ms_per_s,
-					locks_used);
+		auto_record(current, target, verdict.reason, figures.window_s,
+					figures.acquisitions, figures.blocking_waits,
+					verdict.waits_per_1000, verdict.blocked_ms_per_s,
+					figures.locks_used);
 	}
 	else
 		elog(DEBUG1, "walscale: auto mode holds %d WAL insertion locks: %.1f blocking waits per 1000 acquisitions, %.1f ms blocked per second, %d locks used, %llu acquisitions in %.1f s, %d of %d quiet windows",
-			 current, waits_per_1000, blocked_ms_per_s, locks_used,
-			 (unsigned long long) acquisitions, window_s, quiet_windows,
-			 quiet_needed);
+			 current, verdict.waits_per_1000, verdict.blocked_ms_per_s,
+			 figures.locks_used, (unsigned long long) figures.acquisitions,
+			 figures.window_s, rules_state.quiet_windows,
+			 rules_state.quiet_needed);
 
 	auto_open_window();
 }

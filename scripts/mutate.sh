@@ -51,150 +51,10 @@ report=${MUTATE_REPORT-$repo/mutations/REPORT.md}
 log() { echo "mutate: $*" >&2; }
 die() { echo "mutate: $*" >&2; exit 2; }
 
-# The find/replace applier.  perl is there wherever PostgreSQL's TAP tests
-# run.  Modes:
-#   parse MUTATION             check the file's syntax; print the file: and
-#                              tests: values and the description, a line each
-#   apply MUTATION FILE IN OUT apply the blocks to IN (whose path relative to
-#                              its tree is FILE), write the result to OUT
-#                              (- to check only)
-# Exit status: 0, 1 when a find text does not occur exactly once (stale),
-# 2 when the mutation file is malformed.
-read -r -d '' applier <<'PERL' || true
-use strict;
-use warnings;
-
-my ($mode, $mutation, @args) = @ARGV;
-my ($name) = $mutation =~ m{([^/]+?)(?:\.mutation)?$};
-
-sub malformed
-{
-	print STDERR "mutation $name: $mutation: @_\n";
-	exit 2;
-}
-
-open(my $fh, '<', $mutation) or malformed("cannot read it: $!");
-my @lines = <$fh>;
-close $fh;
-
-my (%header, @description, @blocks, $part);
-my $n = 0;
-foreach my $line (@lines)
-{
-	$n++;
-	$line =~ s/\n\z//;
-	if ($line =~ /^@@/)
-	{
-		if ($line eq '@@ find')
-		{
-			push @blocks, { find => [], line => $n };
-			$part = 'find';
-		}
-		elsif ($line eq '@@ replace')
-		{
-			malformed("line $n: \"\@\@ replace\" without an \"\@\@ find\" before it")
-			  unless @blocks && $part eq 'find';
-			$blocks[-1]{replace} = [];
-			$part = 'replace';
-		}
-		else
-		{
-			malformed("line $n: \"$line\" is neither \"\@\@ find\" nor \"\@\@ replace\"");
-		}
-		next;
-	}
-	if (!@blocks)
-	{
-		next if $line =~ /^\s*$/;
-		if ($line =~ /^#\s?(.*)$/)
-		{
-			push @description, $1;
-			next;
-		}
-		if ($line =~ /^(file|tests):\s*(.*?)\s*$/)
-		{
-			malformed("line $n: a second \"$1:\" line") if exists $header{$1};
-			$header{$1} = $2;
-			next;
-		}
-		malformed("line $n: before the first \"\@\@ find\", only \"# ...\", \"file: ...\" and \"tests: ...\" lines may come");
-	}
-	push @{ $blocks[-1]{$part} }, $line;
-}
-
-foreach my $h ('file', 'tests')
-{
-	malformed("no \"$h:\" line") unless defined $header{$h} && $header{$h} ne '';
-}
-malformed("file: \"$header{file}\" must be one of walscale's .c files or a .c file under src/ of the PostgreSQL tree")
-  unless $header{file} =~ /^walscale(?:_[a-z]+)?\.c$/
-  || ($header{file} =~ m{^src/[A-Za-z0-9_./-]+\.c$} && $header{file} !~ m{(^|/)\.\.?/});
-foreach my $t (split ' ', $header{tests})
-{
-	malformed("tests: \"$t\" is neither regress nor t/NNN_name.pl")
-	  unless $t eq 'regress' || $t =~ m{^t/\d{3}_[A-Za-z0-9_]+\.pl$};
-}
-malformed("no \"\@\@ find\" block") unless @blocks;
-
-# A block's text is its lines joined by newlines, without a newline after
-# the last one and without trailing blank lines.
-sub text
-{
-	my @l = @{ $_[0] };
-	pop @l while @l && $l[-1] =~ /^\s*$/;
-	return join("\n", @l);
-}
-foreach my $b (@blocks)
-{
-	malformed("line $b->{line}: \"\@\@ find\" without an \"\@\@ replace\" after it")
-	  unless defined $b->{replace};
-	$b->{find_text} = text($b->{find});
-	$b->{replace_text} = text($b->{replace});
-	malformed("line $b->{line}: the find text is empty") if $b->{find_text} eq '';
-	malformed("line $b->{line}: the replacement is the find text itself")
-	  if $b->{find_text} eq $b->{replace_text};
-}
-
-if ($mode eq 'parse')
-{
-	print "$header{file}\n$header{tests}\n", join(' ', @description), "\n";
-	exit 0;
-}
-
-die "usage: apply MUTATION FILE IN OUT\n" unless $mode eq 'apply' && @args == 3;
-my ($file, $in, $out) = @args;
-open($fh, '<', $in) or die "mutation $name: cannot read $in: $!\n";
-my $text = do { local $/; <$fh> };
-close $fh;
-
-# Blocks apply in order, each to the text the ones before it left.
-for my $i (0 .. $#blocks)
-{
-	my $find = $blocks[$i]{find_text};
-	my ($count, $at, $pos) = (0, undef, -1);
-	while (($pos = index($text, $find, $pos + 1)) >= 0)
-	{
-		$count++;
-		$at //= $pos;
-	}
-	if ($count != 1)
-	{
-		print STDERR "mutation $name: find text occurs $count times in $file",
-		  (@blocks > 1 ? " (block " . ($i + 1) . " of " . scalar(@blocks) . ", line $blocks[$i]{line})" : ''),
-		  "\n";
-		exit 1;
-	}
-	substr($text, $at, length($find)) = $blocks[$i]{replace_text};
-}
-exit 0 if $out eq '-';
-open($fh, '>', "$out.tmp") or die "mutation $name: cannot write $out.tmp: $!\n";
-print $fh $text;
-close($fh) or die "mutation $name: cannot write $out.tmp: $!\n";
-rename("$out.tmp", $out) or die "mutation $name: cannot rename $out.tmp: $!\n";
-exit 0;
-PERL
-
-applier() { perl -e "$applier" -- "$@"; }
+# The find/replace applier (modes and exit status in the file), shared with
+# scripts/check-mutations.sh: make test's check reads and applies the
+# mutations exactly as this run does.
+applier() { perl "$repo/scripts/mutation-apply.pl" "$@"; }
 
 # --- the mutations -----------------------------------------------------------
 
@@ -334,7 +194,10 @@ run_test() {
 	local test=$1 out=$2 limit=$3 dir rc=0
 	local args=()
 	dir=$(scratch_dir mutate)
-	cp -a "$repo/Makefile" "$repo/walscale.conf" "$repo/sql" "$repo/expected" "$repo/t" "$dir/"
+	cp -a "$repo/Makefile" "$repo/walscale.conf" "$repo/sql" "$repo/expected" "$repo/t" "$repo/monitoring" "$dir/"
+	# the sources as built and installed, mutated or not: the unit tests
+	# (t/010) compile them
+	cp -a "$work/walscale"/walscale*.c "$work/walscale"/walscale*.h "$dir/"
 	[ "$(id -u)" = 0 ] && chown -R "$run_user" "$dir"
 	if [ "$test" = regress ]; then
 		args=(TAP_TESTS=)
@@ -383,23 +246,8 @@ log "server: $pg_version, $prefix (copy in $work)"
 status=() why=()
 for i in "${!names[@]}"; do
 	status[i]=
-	why[i]=
-	f=${files[i]}
-	case $f in walscale*.c) src="$repo/$f" ;; *) src="$prefix/build/$f" ;; esac
-	for t in ${tests[i]}; do
-		if [ "$t" != regress ] && [ ! -f "$repo/$t" ]; then
-			status[i]=stale
-			why[i]="no test $t"
-		fi
-	done
-	if [ -z "${status[i]}" ]; then
-		if [ ! -f "$src" ]; then
-			status[i]=stale
-			why[i]="no file $f"
-		elif ! why[i]=$(applier apply "${paths[i]}" "$f" "$src" - 2>&1); then
-			status[i]=stale
-		fi
-	fi
+	# the check make test runs (scripts/check-mutations.sh), on this tree
+	why[i]=$(applier check "${paths[i]}" "$repo" "$prefix/build" 2>&1) || status[i]=stale
 done
 
 # The unmutated server, and the baseline: every test a live mutation names.

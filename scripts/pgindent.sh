@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make indent: format walscale's C code (walscale*.c, walscale.h) with PostgreSQL's pgindent, using the
+# make indent: format walscale's C code (walscale*.c, walscale*.h, t/unit/*.c) with PostgreSQL's pgindent, using the
 # pg_bsd_indent and typedefs list of the PostgreSQL tree walscale builds.
 # With --check, change nothing and exit 2 if anything would change.
 set -euo pipefail
@@ -12,5 +12,5 @@ indent="$tree/src/tools/pg_bsd_indent/pg_bsd_indent"
 [ -x "$indent" ] || make -s -C "$tree/src/tools/pg_bsd_indent" >/dev/null
 "$tree/src/tools/pgindent/pgindent" --indent="$indent" \
 	--typedefs="$tree/src/tools/pgindent/typedefs.list" \
-	--list-of-typedefs="WALInsertLockCounter WalscaleShared WalscaleAutoShared AutoDecision AutoWindow AutoBeginCause WalscaleAdviceShared AdviceRow" \
-	"$@" "$repo"/walscale*.c "$repo/walscale.h"
+	--list-of-typedefs="WALInsertLockCounter WalscaleShared WalscaleAutoShared AutoDecision AutoWindow AutoBeginCause WalscaleAdviceShared AdviceRow AutoWindowFigures AutoRulesState AutoVerdict" \
+	"$@" "$repo"/walscale*.c "$repo"/walscale*.h "$repo"/t/unit/*.c

@@ -6,15 +6,24 @@ set -euo pipefail
 
 ensure_servers
 ensure_injection_server
+
+status=0
+# make mutate is too slow to run on every change: check here, in seconds,
+# that its mutations still apply to the code as it is, so that none goes
+# stale unseen.  A failure fails make test but the suites still run; first,
+# so that the last lines stay walscale's summary.
+"$repo/scripts/check-mutations.sh" "$PG_TESTED/build" || status=1
+
 install_extension
 install_extension_into "$PG_TESTED"
 ensure_run_user
 
 run=$(scratch_dir test)
-cp -a "$repo/Makefile" "$repo/walscale.conf" "$repo/sql" "$repo/expected" "$repo/t" "$run/"
+cp -a "$repo/Makefile" "$repo/walscale.conf" "$repo/sql" "$repo/expected" "$repo/t" "$repo/monitoring" "$run/"
+# the unit tests (t/010) compile walscale's sources
+cp -a "$repo"/walscale*.c "$repo"/walscale*.h "$run/"
 [ "$(id -u)" = 0 ] && chown -R "$run_user" "$run"
 
-status=0
 # PostgreSQL's own suites first, so that the last lines are walscale's summary
 if [ "${WALSCALE_SKIP_POSTGRES_SUITES:-0}" != 1 ] && [ -x "$repo/scripts/test-postgres.sh" ]; then
 	"$repo/scripts/test-postgres.sh" ci || status=$?

@@ -175,11 +175,25 @@ ok( $node->log_contains(
 		qr/LOG:  walscale: WAL insertion locks resized from 16 to 32; all locks held for [0-9.]+ ms after waiting [0-9.]+ ms for them/
 	),
 	'the resize from 16 to 32 is logged, with how long all locks were held');
+
+# A cancel has no statement to end in the worker: the same process goes on
+# and applies the next reload (were the cancel to reach it, it would exit on
+# its ERROR at once, and another process would apply the value 5 s later).
+my $worker_query =
+  "SELECT pid FROM pg_stat_activity WHERE backend_type = 'walscale'";
+my $worker_pid = $node->safe_psql('postgres', $worker_query);
+like($worker_pid, qr/^\d+$/, 'one walscale worker runs');
+is($node->safe_psql('postgres', "SELECT pg_cancel_backend($worker_pid)"),
+	't', 'pg_cancel_backend() signals the walscale worker');
 $node->safe_psql('postgres',
 	'ALTER SYSTEM RESET walscale.insert_locks; SELECT pg_reload_conf()');
 ok( $node->poll_query_until(
 		'postgres', 'SELECT insert_locks FROM walscale_settings', '16'),
 	'ALTER SYSTEM RESET walscale.insert_locks: back to 16 after reload');
+is($node->safe_psql('postgres', $worker_query),
+	$worker_pid, 'the worker that was sent a cancel applied the reload');
+ok( !$node->log_contains(qr/canceling statement due to user request/),
+	'the cancel did not end the worker');
 
 # 6. a bad value on reload is ignored, with the usual message, for both
 # settings that a reload changes

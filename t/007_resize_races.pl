@@ -35,78 +35,15 @@ use lib $FindBin::RealBin;
 use WalscaleTest;
 use WalscaleInjection;
 
-my $node = PostgreSQL::Test::Cluster->new('resize_races');
-require_injection_points($node);
-
-# injection_points is preloaded, so that its state is in shared memory when a
-# point waits in a critical section, where no memory can be allocated.
-#
-# While the resizer holds insertion locks, any backend that writes WAL on one
-# of them waits, and a new session may write WAL of its own: with data
-# checksums, the first hint bits set on a page after a checkpoint write a
-# full-page image.  So checksums are off, the catalogs are vacuumed after the
-# set-up, and what the test asks while locks are held goes through $mon, a
-# session that has asked the same before.
-$node->init(extra => ['--no-data-checksums']);
-$node->append_conf(
-	'postgresql.conf', q{
-shared_preload_libraries = 'walscale,injection_points'
-autovacuum = off
-checkpoint_timeout = 1h
-max_connections = 60
-log_statement = none
-include = 'walscale_case.conf'
-});
-write_case_conf($node, 16, 0);
-$node->start;
-
-$node->safe_psql(
-	'postgres', q{
-CREATE EXTENSION walscale;
-CREATE EXTENSION injection_points;
-CREATE TABLE t (id int, who text);
-});
-$node->safe_psql('postgres', 'VACUUM (FREEZE)');
-$node->safe_psql('postgres', 'CHECKPOINT');
-my $mon = $node->background_psql('postgres', on_error_stop => 1);
+my ($node, $mon) = resize_race_cluster('resize_races', 60);
 
 my $one_record = one_record_sql();
 my $hundred_records =
   q{SELECT count(pg_logical_emit_message(false, 'walscale', 'r' || i)) FROM generate_series(1, 100) i};
 my $resize_point = 'walscale-resize-all-locks-held';
 
-# Reload with $locks insertion locks and wait until the worker applied them.
-sub resize_to
-{
-	my ($locks) = @_;
-	write_case_conf($node, $locks, 0);
-	$node->safe_psql('postgres', 'SELECT pg_reload_conf()');
-	$node->poll_query_until('postgres',
-		'SELECT insert_locks FROM walscale_settings', $locks)
-	  or die "the number of insertion locks did not become $locks";
-	return;
-}
-
-# the wait event of walscale's background worker
-sub worker_wait_event
-{
-	return $node->safe_psql('postgres',
-		q{SELECT coalesce(wait_event, '') FROM pg_stat_activity WHERE backend_type = 'walscale'}
-	);
-}
-
-sub acquisitions_on
-{
-	my ($lockno) = @_;
-	return $node->safe_psql('postgres',
-		"SELECT acquisitions FROM walscale_stats WHERE lock_id = $lockno");
-}
-
 is($mon->query_safe(q{SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'walscale'}),
 	'1', "walscale's background worker runs");
-# what $mon will ask while locks are held, asked once now
-activity_of($node, $$, $mon);
-$mon->query_safe('SELECT insert_locks FROM walscale_settings');
 
 # (a) a lowering waits for an insertion in progress on a lock it removes
 {
@@ -160,7 +97,7 @@ $mon->query_safe('SELECT insert_locks FROM walscale_settings');
 }
 
 # (b) a backend whose preferred lock went inactive while it was idle
-resize_to(16);
+resize_to($node, 16);
 {
 	my $p = session_preferring($node, 12, 16);
 	my $c = session_preferring($node, 13, 16);
@@ -168,8 +105,8 @@ resize_to(16);
 	$p->query_safe($one_record);
 
 	$node->safe_psql('postgres', 'SELECT walscale_reset()');
-	resize_to(4);
-	my $on_0 = acquisitions_on(0);
+	resize_to($node, 4);
+	my $on_0 = acquisitions_on($node, 0);
 	pause_at($node, $p, 'walscale-wal-insert-reserved', $one_record, $mon);
 
 	# nothing else can insert on an inactive lock; other processes may
@@ -179,7 +116,7 @@ resize_to(16);
 		'0|f',
 		'(b) the backend that preferred lock 12 of 16 does not insert on it, now inactive'
 	);
-	cmp_ok(acquisitions_on(0), '>', $on_0,
+	cmp_ok(acquisitions_on($node, 0), '>', $on_0,
 		'(b) it inserts on lock 12 % 4 instead');
 	is( $mon->query_safe(
 			'SELECT count(*), bool_or(active) FROM walscale_stats WHERE lock_id >= 4'),
@@ -201,7 +138,7 @@ resize_to(16);
 }
 
 # (c) and (d): a raise from 4 to 16
-resize_to(4);
+resize_to($node, 4);
 {
 	# sessions made before the raise: $h has not inserted yet, $m has, on
 	# lock 0 of 4; both prefer lock 12 of 16
@@ -210,9 +147,9 @@ resize_to(4);
 	my $m = session_preferring($node, 12, 16);
 	my $s = $node->background_psql('postgres', on_error_stop => 1);
 	my $s_pid = backend_pid($s);
-	my $on_0 = acquisitions_on(0);
+	my $on_0 = acquisitions_on($node, 0);
 	$m->query_safe($hundred_records);
-	cmp_ok(acquisitions_on(0) - $on_0,
+	cmp_ok(acquisitions_on($node, 0) - $on_0,
 		'>=', 100, '(d) before the raise, a backend inserts on lock 0 of 4');
 
 	$s->query_safe(
@@ -256,9 +193,9 @@ resize_to(4);
 			'SELECT min(exclusive_acquisitions) FROM walscale_stats WHERE active'),
 		'>=', 1, '(c) the switch took each of the 16 locks');
 
-	my $on_12 = acquisitions_on(12);
+	my $on_12 = acquisitions_on($node, 12);
 	$m->query_safe($hundred_records);
-	cmp_ok(acquisitions_on(12) - $on_12,
+	cmp_ok(acquisitions_on($node, 12) - $on_12,
 		'>=', 100,
 		'(d) after the raise, the backend that inserted on lock 0 of 4 inserts on lock 12 of 16'
 	);
@@ -270,15 +207,15 @@ resize_to(4);
 
 # (e) GetLastImportantRecPtr() keeps what lock 12 saw after a lowering
 {
-	resize_to(1);
+	resize_to($node, 1);
 	$node->safe_psql('postgres', 'CHECKPOINT');
-	resize_to(16);
+	resize_to($node, 16);
 	my $a = session_preferring($node, 12, 16);
 	$node->safe_psql('postgres', 'SELECT walscale_reset()');
 	$a->query_safe("INSERT INTO t VALUES (5, 'important')");
-	cmp_ok(acquisitions_on(12), '>=', 1, '(e) a row is inserted on lock 12');
+	cmp_ok(acquisitions_on($node, 12), '>=', 1, '(e) a row is inserted on lock 12');
 	$a->quit;
-	resize_to(1);
+	resize_to($node, 1);
 
 	# a checkpoint that is not skipped logs its start (log_checkpoints is on)
 	# before its count of timed checkpoints reaches pg_stat_checkpointer; a

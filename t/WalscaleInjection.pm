@@ -13,12 +13,17 @@ use warnings FATAL => 'all';
 
 use Exporter 'import';
 use PostgreSQL::Test::Utils;
+use PostgreSQL::Test::Cluster;
 use Test::More;
 use Time::HiRes qw(usleep);
 
+use FindBin;
+use lib $FindBin::RealBin;
+use WalscaleTest;
+
 our @EXPORT = qw(require_injection_points session_preferring backend_pid
   activity_of outcome wait_for_event_through start_in pause_at release_point
-  one_record_sql);
+  one_record_sql resize_to acquisitions_on resize_race_cluster);
 
 # Skip the file on a server without injection points, unless make test,
 # which runs on a server with them, says they are required.
@@ -35,13 +40,17 @@ sub require_injection_points
 # A session whose preferred insertion lock is $lockno of $nlocks: a backend
 # prefers the lock at its ProcNumber modulo the number of active locks.
 # Sessions opened on the way stay open (so that the next one gets another
-# ProcNumber) until one fits, and are then closed.
+# ProcNumber) until one fits, and are then closed; past 3 * $nlocks + 3 of
+# them, the oldest is closed as the next opens, PostgreSQL handing out free
+# ProcNumbers first in, first out, so that $tries sessions (default that
+# many) go through as many ProcNumbers.
 sub session_preferring
 {
-	my ($node, $lockno, $nlocks) = @_;
+	my ($node, $lockno, $nlocks, $tries) = @_;
+	my $keep = 3 * $nlocks + 3;
 	my @opened;
 
-	for (1 .. 3 * $nlocks + 3)
+	for (1 .. ($tries // $keep))
 	{
 		my $s = $node->background_psql('postgres', on_error_stop => 1);
 		my $procno = $s->query_safe(
@@ -53,6 +62,7 @@ sub session_preferring
 			return $s;
 		}
 		push @opened, $s;
+		(shift @opened)->quit if @opened > $keep;
 	}
 	die "no session prefers lock $lockno of $nlocks";
 }
@@ -167,6 +177,73 @@ sub one_record_sql
 {
 	return
 	  q{SELECT pg_logical_emit_message(false, 'walscale', 'paused') IS NOT NULL;};
+}
+
+# The cluster of the resize races (t/007, t/012), started with 16 insertion
+# locks, walscale and injection_points created and a table t (id, who), and
+# a monitoring session; returns both.  injection_points is preloaded, so
+# that its state is in shared memory when a point waits in a critical
+# section, where no memory can be allocated.
+#
+# While the resizer holds insertion locks, any backend that writes WAL on one
+# of them waits, and a new session may write WAL of its own: with data
+# checksums, the first hint bits set on a page after a checkpoint write a
+# full-page image.  So checksums are off, the catalogs are vacuumed after the
+# set-up, and what the test asks while locks are held goes through the
+# monitoring session, which has asked the same before.
+sub resize_race_cluster
+{
+	my ($name, $max_connections) = @_;
+	my $node = PostgreSQL::Test::Cluster->new($name);
+	require_injection_points($node);
+	$node->init(extra => ['--no-data-checksums']);
+	$node->append_conf(
+		'postgresql.conf', qq{
+shared_preload_libraries = 'walscale,injection_points'
+autovacuum = off
+checkpoint_timeout = 1h
+max_connections = $max_connections
+log_statement = none
+include = 'walscale_case.conf'
+});
+	write_case_conf($node, 16, 0);
+	$node->start;
+
+	$node->safe_psql(
+		'postgres', q{
+CREATE EXTENSION walscale;
+CREATE EXTENSION injection_points;
+CREATE TABLE t (id int, who text);
+});
+	$node->safe_psql('postgres', 'VACUUM (FREEZE)');
+	$node->safe_psql('postgres', 'CHECKPOINT');
+	my $mon = $node->background_psql('postgres', on_error_stop => 1);
+
+	# what the tests ask through it while locks are held, asked once now
+	activity_of($node, $$, $mon);
+	$mon->query_safe('SELECT insert_locks FROM walscale_settings');
+	return ($node, $mon);
+}
+
+# Reload with $locks insertion locks (and $attempts conditional attempts, 0
+# if not given) and wait until walscale's worker applied them.
+sub resize_to
+{
+	my ($node, $locks, $attempts) = @_;
+	write_case_conf($node, $locks, $attempts // 0);
+	$node->safe_psql('postgres', 'SELECT pg_reload_conf()');
+	$node->poll_query_until('postgres',
+		'SELECT insert_locks FROM walscale_settings', $locks)
+	  or die "the number of insertion locks did not become $locks";
+	return;
+}
+
+# The acquisitions of insertion lock $lockno since the last reset.
+sub acquisitions_on
+{
+	my ($node, $lockno) = @_;
+	return $node->safe_psql('postgres',
+		"SELECT acquisitions FROM walscale_stats WHERE lock_id = $lockno");
 }
 
 1;
