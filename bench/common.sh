@@ -23,7 +23,7 @@ bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # ---------------------------------------------------------------------------
 # Settings
 
-# seeds/000 (Yura Sokolov): the server settings of the insert/delete test,
+# Yura Sokolov's "Increase NUM_XLOGINSERT_LOCKS" (pgsql-hackers, Jan 2025): the server settings of the insert/delete test,
 # used for every workload unless the workload says otherwise.
 # WAL_BUFFERS may shrink wal_buffers: the server zeroes all of it at every
 # start, and on some virtual machines that alone takes 10 s per gigabyte.
@@ -55,10 +55,10 @@ settings_synccommit() {
 
 wl_title() {
 	case $1 in
-		insdel) echo "seeds/000: insert then delete 1001 indexed rows per transaction" ;;
-		tpcb) echo "pgbench tpcb-like (seeds/000 second test, seeds/003)" ;;
-		fp_fit) echo "seeds/002 fast path, fits: pgbench -S, 4 partitions" ;;
-		fp_overflow) echo "seeds/002 fast path, overflows: generic-plan join over 128 partitions" ;;
+		insdel) echo "Sokolov, Increase NUM_XLOGINSERT_LOCKS: insert then delete 1001 indexed rows per transaction" ;;
+		tpcb) echo "pgbench tpcb-like (Sokolov's second test; Haas, Minor optimisation of XLogInsert)" ;;
+		fp_fit) echo "Vondra, scalability bottlenecks with many partitions: fast path fits, pgbench -S, 4 partitions" ;;
+		fp_overflow) echo "Vondra, fast path overflows: generic-plan join over 128 partitions" ;;
 		walmsg) echo "WAL-insert micro: 100 pg_logical_emit_message records per transaction" ;;
 		synccommit) echo "synchronous_commit on: single-row INSERT commits (flush path)" ;;
 	esac

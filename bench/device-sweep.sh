@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/device-sweep.sh: the seeds/000 insert/delete sweep on a lent
+# bench/device-sweep.sh: the Sokolov's "Increase NUM_XLOGINSERT_LOCKS" (pgsql-hackers, Jan 2025) insert/delete sweep on a lent
 # many-core machine, in one go and under 9 minutes including two builds of
 # PostgreSQL: stock against walscale at insert_locks {8, 64, 256} x
 # attempts {0, 2} and auto mode (insert_locks = -1, 1-s windows), clients
@@ -22,7 +22,7 @@
 # Environment: DEVICE_QUICK=1 (a smoke test: 2 clients, 2 s runs, the
 # smallest sweep), DEVICE_JOBS (make -j, default nproc), DEVICE_DEADLINE
 # (seconds after start when no new run starts, default 500),
-# DEVICE_WAL_BUFFERS (default 1024MB as in seeds/000, 256MB when a server
+# DEVICE_WAL_BUFFERS (default 1024MB as in Sokolov's "Increase NUM_XLOGINSERT_LOCKS" (pgsql-hackers, Jan 2025), 256MB when a server
 # start with 1 GB takes over 5 s), DEVICE_SECONDS (run length, default: what
 # fits before the deadline, 3 to 10 s), DEVICE_WORK (default
 # /tmp/walscale-device); DEVICE_PG_STOCK and DEVICE_PG_PATCHED (prefixes of

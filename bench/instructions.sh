@@ -20,7 +20,7 @@
 #   commit          N lines "INSERT INTO cg_commit VALUES (1);": one
 #                   single-row transaction each, synchronous_commit = on, so
 #                   each commit flushes WAL through WaitXLogInsertionsToFinish
-#                   (the method behind BRIEF.md's 52.0k per commit)
+#                   (the method behind the 52.0k per commit)
 #   commit_plpgsql  one DO block with N iterations of INSERT + COMMIT: the
 #                   same commit with the parse/plan work of a statement left
 #                   out, so the flush path is a larger share of it
