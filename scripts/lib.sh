@@ -91,6 +91,17 @@ install_extension_into() {
 	make -s -C "$src" install PG_CONFIG="$prefix/bin/pg_config" >/dev/null
 }
 
+# Build the test modules of t/modules (never shipped) against a server and
+# install them there, from a copy.
+install_test_modules_into() {
+	local prefix=$1 m src
+	for m in "$repo"/t/modules/*/; do
+		src=$(scratch_dir "test-module-$(basename "$m")-$(basename "$prefix")")
+		cp -a "$m". "$src/"
+		make -s -C "$src" install PG_CONFIG="$prefix/bin/pg_config" >/dev/null
+	done
+}
+
 # walscale.conf's settings, for which expected/ is written, as
 # LOCKS/ATTEMPTS/GROUPS.
 walscale_conf_settings() {

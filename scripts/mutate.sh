@@ -140,8 +140,25 @@ if [ ! -f "$PG_STOCK/.complete" ] && [[ " ${tests[*]} " == *" t/004_"* ]]; then
 	"$repo/scripts/build-postgres.sh" --stock >&2
 	PG_STOCK=$(readlink -f "$repo/.pg/stock")
 fi
+# walscale built against the stock server's headers runs there (t/004):
+# a copy of the stock installation, made once per build of it, into which
+# walscale is installed as built, mutated or not
+if [ -f "$PG_STOCK/.complete" ]; then
+	stock_copy="$work/stock"
+	stock_stamp="$PG_STOCK $(stat -c %Y "$PG_STOCK/.complete")"
+	if [ "$(cat "$stock_copy/.ready" 2>/dev/null)" != "$stock_stamp" ]; then
+		rm -rf "$stock_copy"
+		mkdir -p "$stock_copy"
+		for d in bin include lib share; do cp -a "$PG_STOCK/$d" "$stock_copy/"; done
+		echo "$stock_stamp" >"$stock_copy/.ready"
+	fi
+	PG_STOCK=$stock_copy
+fi
 PG_PATCHED=$pg
 export PG_STOCK PG_PATCHED
+# the test modules of t/modules call the server's interface: built once
+# per run against the copy (no mutation changes a header)
+install_test_modules_into "$pg" || die "cannot build the test modules of t/modules against $pg"
 
 # Put back every server file a mutation changed.  The copy gets a new mtime,
 # so the next make recompiles the file (lazily: with the next mutation's).
@@ -174,7 +191,13 @@ install_walscale() {
 	if [ -n "$mutation" ]; then
 		applier apply "$mutation" "$file" "$dir/$file" "$dir/$file" 2>>"$blog" || return 1
 	fi
-	make -C "$dir" install PG_CONFIG="$pg/bin/pg_config" >>"$blog" 2>&1
+	make -C "$dir" install PG_CONFIG="$pg/bin/pg_config" >>"$blog" 2>&1 || return 1
+	if [ -n "${stock_copy:-}" ]; then
+		rm -rf "$dir-stock"
+		cp -a "$dir" "$dir-stock"
+		make -C "$dir-stock" clean >>"$blog" 2>&1
+		make -C "$dir-stock" install PG_CONFIG="$stock_copy/bin/pg_config" >>"$blog" 2>&1
+	fi
 }
 
 # Stop what a killed test left running: the postmasters whose postmaster.pid

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make indent: format walscale's C code (walscale*.c, walscale*.h, t/unit/*.c) with PostgreSQL's pgindent, using the
+# make indent: format walscale's C code (walscale*.c, walscale*.h, t/unit/*.c, t/modules/*/*.c) with PostgreSQL's pgindent, using the
 # pg_bsd_indent and typedefs list of the PostgreSQL tree walscale builds.
 # With --check, change nothing and exit 2 if anything would change.
 set -euo pipefail
@@ -13,4 +13,4 @@ indent="$tree/src/tools/pg_bsd_indent/pg_bsd_indent"
 "$tree/src/tools/pgindent/pgindent" --indent="$indent" \
 	--typedefs="$tree/src/tools/pgindent/typedefs.list" \
 	--list-of-typedefs="WALInsertLockCounter WalscaleShared WalscaleAutoShared AutoDecision AutoWindow AutoBeginCause WalscaleAdviceShared AdviceRow AutoWindowFigures AutoRulesState AutoVerdict" \
-	"$@" "$repo"/walscale*.c "$repo"/walscale*.h "$repo"/t/unit/*.c
+	"$@" "$repo"/walscale*.c "$repo"/walscale*.h "$repo"/t/unit/*.c "$repo"/t/modules/*/*.c

@@ -16,6 +16,10 @@ status=0
 
 install_extension
 install_extension_into "$PG_TESTED"
+# the same sources built against the stock server's headers: the module
+# must build and start there (t/004)
+install_extension_into "$PG_STOCK"
+install_test_modules_into "$PG_TESTED"
 ensure_run_user
 
 run=$(scratch_dir test)

@@ -1,0 +1,116 @@
+/*-------------------------------------------------------------------------
+ *
+ * walscale_test_core.c
+ *	  Uses of the walscale core patch's interface that its documentation
+ *	  forbids, so that a test can show the core refusing them instead of
+ *	  hanging or sizing shared memory twice.  For t/014 only; never shipped.
+ *
+ *	  - walscale_test_attach_resize() makes an injection point call
+ *	    SetNumWALInsertLocks(), which then runs in whatever the process was
+ *	    doing there: inside an insertion, or holding every lock.
+ *	  - walscale_test_core.requested_locks (preloaded only) sets
+ *	    XLogInsertLocksRequested and leaves XLogInsertLocksAllocated alone, as
+ *	    a module that sizes only the number active would.
+ *	  - walscale_test_xlog_shmem_size() computes XLOGShmemSize() with another
+ *	    requested number, as an EXEC_BACKEND child does with its own.
+ *
+ * Copyright (c) 2026, walscale developers
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/xlog.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/injection_point.h"
+
+PG_MODULE_MAGIC;
+
+/* 0: leave XLogInsertLocksRequested as it is */
+static int	requested_locks = 0;
+
+PGDLLEXPORT void walscale_test_resize_callback(const char *name,
+											   const void *private_data,
+											   void *arg);
+
+void
+_PG_init(void)
+{
+	if (!process_shared_preload_libraries_in_progress)
+		return;
+
+	DefineCustomIntVariable("walscale_test_core.requested_locks",
+							"Sets XLogInsertLocksRequested, and only it, at server start.",
+							"0 leaves it as it is.",
+							&requested_locks,
+							0, 0, XLOG_INSERT_LOCKS_MAX,
+							PGC_POSTMASTER,
+							0,
+							NULL, NULL, NULL);
+	MarkGUCPrefixReserved("walscale_test_core");
+
+	if (requested_locks > 0)
+		XLogInsertLocksRequested = requested_locks;
+}
+
+/*
+ * The injection point's callback: change the number of locks to the one
+ * given at attach time, from wherever the point is.
+ */
+void
+walscale_test_resize_callback(const char *name, const void *private_data,
+							  void *arg)
+{
+	uint64		held_ns;
+
+	elog(LOG, "walscale_test_core: SetNumWALInsertLocks(%d) at injection point \"%s\"",
+		 *(const int *) private_data, name);
+	SetNumWALInsertLocks(*(const int *) private_data, &held_ns);
+}
+
+PG_FUNCTION_INFO_V1(walscale_test_attach_resize);
+Datum
+walscale_test_attach_resize(PG_FUNCTION_ARGS)
+{
+	char	   *point = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	int			nlocks = PG_GETARG_INT32(1);
+
+	InjectionPointAttach(point, "walscale_test_core",
+						 "walscale_test_resize_callback",
+						 &nlocks, sizeof(nlocks));
+	InjectionPointLoad(point);
+	PG_RETURN_VOID();
+}
+
+PG_FUNCTION_INFO_V1(walscale_test_xlog_shmem_size);
+Datum
+walscale_test_xlog_shmem_size(PG_FUNCTION_ARGS)
+{
+	int			saved = XLogInsertLocksRequested;
+	Size		size;
+
+	XLogInsertLocksRequested = PG_GETARG_INT32(0);
+	size = XLOGShmemSize();
+	XLogInsertLocksRequested = saved;
+	PG_RETURN_INT64((int64) size);
+}
+
+PG_FUNCTION_INFO_V1(walscale_test_insert_locks);
+Datum
+walscale_test_insert_locks(PG_FUNCTION_ARGS)
+{
+	TupleDesc	tupdesc;
+	Datum		values[2];
+	bool		nulls[2] = {false, false};
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	values[0] = Int32GetDatum(XLogInsertLocksAllocated);
+	values[1] = Int32GetDatum(GetNumWALInsertLocks());
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
