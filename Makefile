@@ -2,11 +2,11 @@
 # build the patched server it needs (make demo, make test, make bench).
 
 MODULE_big = walscale
-OBJS = walscale.o walscale_auto.o walscale_auto_rules.o walscale_advice.o
+OBJS = walscale.o walscale_auto.o walscale_auto_rules.o walscale_advice.o walscale_waits.o
 EXTENSION = walscale
 # as pg_stat_statements: the first version's script and the upgrades, which
 # CREATE EXTENSION runs in turn to reach default_version
-DATA = walscale--1.0.sql walscale--1.0--1.1.sql walscale--1.1--1.2.sql
+DATA = walscale--1.0.sql walscale--1.0--1.1.sql walscale--1.1--1.2.sql walscale--1.2--1.3.sql
 PGFILEDESC = "walscale - WAL insertion-lock and fast-path lock scaling"
 
 REGRESS = walscale

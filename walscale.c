@@ -41,7 +41,7 @@
 
 #include "walscale.h"
 
-PG_MODULE_MAGIC_EXT(.name = "walscale",.version = "1.2");
+PG_MODULE_MAGIC_EXT(.name = "walscale",.version = "1.3");
 
 /* Largest walscale.insert_lock_attempts; more only delays the sleep. */
 #define WALSCALE_MAX_ATTEMPTS	16
@@ -49,6 +49,7 @@ PG_MODULE_MAGIC_EXT(.name = "walscale",.version = "1.2");
 /* GUC variables */
 int			walscale_insert_locks = WALSCALE_INSERT_LOCKS_AUTO;
 int			walscale_auto_interval = 10;
+int			walscale_sample_interval = WALSCALE_SAMPLE_INTERVAL_DEFAULT;
 static int	walscale_insert_lock_attempts = 0;
 static int	walscale_fastpath_groups = 0;
 
@@ -80,7 +81,13 @@ typedef struct WalscaleShared
 } WalscaleShared;
 
 static WalscaleShared *walscale_shared = NULL;
-static bool walscale_preloaded = false;
+
+/*
+ * Preloaded into a server with the core patch of our version: only then are
+ * the settings applied and the core's symbols used.  Otherwise walscale only
+ * reports (observe mode).
+ */
+bool		walscale_core_active = false;
 
 /* FastPathLockOverflows of this backend that were added to the shared sum */
 static uint64 fastpath_overflows_published = 0;
@@ -92,8 +99,9 @@ PG_FUNCTION_INFO_V1(walscale_insert_lock_stats);
 PG_FUNCTION_INFO_V1(walscale_fastpath_stats);
 PG_FUNCTION_INFO_V1(walscale_reset);
 PG_FUNCTION_INFO_V1(walscale_settings_info);
+PG_FUNCTION_INFO_V1(walscale_setting_status);
 
-PGDLLEXPORT void walscale_resizer_main(Datum main_arg);
+PGDLLEXPORT void walscale_worker_main(Datum main_arg);
 
 /*
  * The baselines have room for every insertion lock allocated: _PG_init()
@@ -117,8 +125,9 @@ walscale_shmem_request(void)
 	RequestAddinShmemSpace(walscale_shmem_size());
 	RequestAddinShmemSpace(walscale_auto_shmem_size());
 	RequestAddinShmemSpace(walscale_advice_shmem_size());
-	/* one for the counters' baseline, one for auto mode's decisions */
-	RequestNamedLWLockTranche("walscale", 2);
+	RequestAddinShmemSpace(walscale_waits_shmem_size());
+	/* the counters' baseline, auto mode's decisions, the wait samples */
+	RequestNamedLWLockTranche("walscale", 3);
 }
 
 static void
@@ -138,15 +147,17 @@ walscale_shmem_startup(void)
 		walscale_shared->lock = &(GetNamedLWLockTranche("walscale"))->lock;
 		walscale_shared->stats_reset = GetCurrentTimestamp();
 		pg_atomic_init_u64(&walscale_shared->fastpath_overflows, 0);
-		walscale_shared->locks_shown = GetNumWALInsertLocks();
+		walscale_shared->locks_shown = walscale_core_active ?
+			GetNumWALInsertLocks() : 0;
 	}
 	walscale_auto_shmem_init(&(GetNamedLWLockTranche("walscale"))[1].lock,
 							 found);
 	walscale_advice_shmem_init(found);
+	walscale_waits_shmem_init(&(GetNamedLWLockTranche("walscale"))[2].lock);
 	LWLockRelease(AddinShmemInitLock);
 
 	/* say once, at each start, what the server runs with */
-	if (!found)
+	if (!found && walscale_core_active)
 		ereport(LOG,
 				(errmsg("walscale: %d WAL insertion locks, %d conditional attempts, %d fast-path lock groups per backend",
 						GetNumWALInsertLocks(), XLogInsertLockAttempts,
@@ -220,11 +231,13 @@ walscale_apply_insert_locks(AutoBeginCause cause, bool was_auto)
 }
 
 /*
- * The background worker that applies walscale.insert_locks: at start, in
- * case it changed while no worker ran, and at each reload.  One process
- * applies every change, so resizes never race each other.  In auto mode it
- * also wakes at the end of each window of walscale.auto_interval to let
- * walscale_auto.c decide.
+ * The background worker.  With the core patch it applies
+ * walscale.insert_locks: at start, in case it changed while no worker ran,
+ * and at each reload.  One process applies every change, so resizes never
+ * race each other.  In auto mode it also wakes at the end of each window of
+ * walscale.auto_interval to let walscale_auto.c decide.  On any server it
+ * samples the backends' wait events every walscale.sample_interval
+ * (walscale_waits.c).
  *
  * SIGTERM only sets a flag, checked between resizes, so that a resize, which
  * holds all insertion locks, always completes.  The worker then exits with
@@ -232,7 +245,7 @@ walscale_apply_insert_locks(AutoBeginCause cause, bool was_auto)
  * after pg_terminate_backend()); status 0 would unregister it for good.
  */
 void
-walscale_resizer_main(Datum main_arg)
+walscale_worker_main(Datum main_arg)
 {
 	bool		auto_mode;
 
@@ -250,25 +263,33 @@ walscale_resizer_main(Datum main_arg)
 	BackgroundWorkerInitializeConnection(NULL, NULL, 0);
 
 	/* one worker at a time, so no other process writes resizer_started */
-	auto_mode = walscale_apply_insert_locks(walscale_shared->resizer_started ?
-											AUTO_BEGIN_WORKER_RESTART :
-											AUTO_BEGIN_SERVER_START,
-											false);
+	auto_mode = walscale_core_active &&
+		walscale_apply_insert_locks(walscale_shared->resizer_started ?
+									AUTO_BEGIN_WORKER_RESTART :
+									AUTO_BEGIN_SERVER_START,
+									false);
 	walscale_shared->resizer_started = true;
 	while (!ShutdownRequestPending)
 	{
 		long		timeout_ms = -1;
+		long		sample_ms;
 		int			events = WL_LATCH_SET | WL_EXIT_ON_PM_DEATH;
 
-		if (auto_mode)
+		if (walscale_waits_due(&sample_ms))
 		{
-			if (walscale_auto_due(&timeout_ms))
-			{
-				walscale_auto_step();
-				(void) walscale_auto_due(&timeout_ms);
-			}
-			events |= WL_TIMEOUT;
+			walscale_waits_sample();
+			(void) walscale_waits_due(&sample_ms);
 		}
+		if (auto_mode && walscale_auto_due(&timeout_ms))
+		{
+			walscale_auto_step();
+			(void) walscale_auto_due(&timeout_ms);
+		}
+		/* the earlier of the two, -1 meaning none */
+		if (sample_ms >= 0 && (timeout_ms < 0 || sample_ms < timeout_ms))
+			timeout_ms = sample_ms;
+		if (timeout_ms >= 0)
+			events |= WL_TIMEOUT;
 
 		(void) WaitLatch(MyLatch, events, timeout_ms, PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
@@ -278,14 +299,16 @@ walscale_resizer_main(Datum main_arg)
 		{
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
-			auto_mode = walscale_apply_insert_locks(AUTO_BEGIN_RELOAD, auto_mode);
+			if (walscale_core_active)
+				auto_mode = walscale_apply_insert_locks(AUTO_BEGIN_RELOAD,
+														auto_mode);
 		}
 	}
 	proc_exit(1);
 }
 
 static void
-walscale_register_resizer(void)
+walscale_register_worker(void)
 {
 	BackgroundWorker worker = {0};
 
@@ -295,8 +318,10 @@ walscale_register_resizer(void)
 	worker.bgw_start_time = BgWorkerStart_ConsistentState;
 	worker.bgw_restart_time = 5;
 	strlcpy(worker.bgw_library_name, "walscale", BGW_MAXLEN);
-	strlcpy(worker.bgw_function_name, "walscale_resizer_main", BGW_MAXLEN);
-	strlcpy(worker.bgw_name, "walscale insertion lock resizer", BGW_MAXLEN);
+	strlcpy(worker.bgw_function_name, "walscale_worker_main", BGW_MAXLEN);
+	strlcpy(worker.bgw_name, walscale_core_active ?
+			"walscale insertion lock resizer" : "walscale wait sampler",
+			BGW_MAXLEN);
 	strlcpy(worker.bgw_type, "walscale", BGW_MAXLEN);
 	RegisterBackgroundWorker(&worker);
 }
@@ -309,8 +334,11 @@ walscale_register_resizer(void)
 static void
 walscale_publish_fastpath_overflows(void)
 {
-	uint64		pending = FastPathLockOverflows - fastpath_overflows_published;
+	uint64		pending;
 
+	if (!walscale_core_active)
+		return;
+	pending = FastPathLockOverflows - fastpath_overflows_published;
 	if (pending > 0 && walscale_shared != NULL)
 	{
 		pg_atomic_fetch_add_u64(&walscale_shared->fastpath_overflows, pending);
@@ -361,7 +389,7 @@ walscale_check_fastpath_groups(int *newval, void **extra, GucSource source)
 static void
 walscale_assign_insert_locks(int newval, void *extra)
 {
-	if (walscale_preloaded)
+	if (walscale_core_active)
 		XLogInsertLocksRequested = newval == WALSCALE_INSERT_LOCKS_AUTO ?
 			walscale_auto_start_locks() : newval;
 }
@@ -369,7 +397,7 @@ walscale_assign_insert_locks(int newval, void *extra)
 static void
 walscale_assign_insert_lock_attempts(int newval, void *extra)
 {
-	if (walscale_preloaded)
+	if (walscale_core_active)
 		XLogInsertLockAttempts = newval;
 }
 
@@ -396,6 +424,51 @@ walscale_config_value(const char *name)
 	return value ? pstrdup(value) : NULL;
 }
 
+/*
+ * Why the core patch is not in effect, as a sentence for an errdetail or a
+ * view; only when walscale_core_present() is false.
+ */
+static char *
+walscale_core_missing_reason(void)
+{
+	if (&WalscaleCoreVersion == NULL)
+		return psprintf("This server is PostgreSQL %s without walscale's core patch.",
+						PG_VERSION);
+	return psprintf("This server has version %d of walscale's core patch, and this walscale module needs version %d.",
+					WalscaleCoreVersion, WALSCALE_CORE_VERSION);
+}
+
+/*
+ * A missing or other core is not bad input: the server must start, so say
+ * once, in the postmaster, what walscale cannot do and what to install.
+ */
+static void
+walscale_warn_core_missing(void)
+{
+	ereport(WARNING,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("walscale is in observe mode: its settings are not in effect"),
+			 errdetail("%s Without it, walscale cannot change the WAL insertion locks or the fast-path lock groups, and has no counters.",
+					   walscale_core_missing_reason()),
+			 errhint("Install the PostgreSQL server built with walscale's core patch version %d, and the walscale module built for it; walscale_setting_status shows what is in effect.",
+					 WALSCALE_CORE_VERSION)));
+}
+
+/*
+ * For the SQL functions whose figures only the core patch keeps.
+ */
+void
+walscale_require_core(const char *what)
+{
+	walscale_require_preloaded();
+	if (!walscale_core_active)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s needs walscale's core patch", what),
+				 errdetail("%s", walscale_core_missing_reason()),
+				 errhint("walscale_settings and walscale_setting_status show what this server runs with.")));
+}
+
 void
 _PG_init(void)
 {
@@ -410,21 +483,9 @@ _PG_init(void)
 	if (!process_shared_preload_libraries_in_progress)
 		return;
 
-	if (&WalscaleCoreVersion == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("walscale requires a PostgreSQL server built with walscale's core patch"),
-				 errdetail("This server is a stock PostgreSQL %s; it cannot size WAL insertion locks.",
-						   PG_VERSION),
-				 errhint("Build the server with walscale's scripts/build-postgres.sh, or remove walscale from \"shared_preload_libraries\".")));
-	if (WalscaleCoreVersion != WALSCALE_CORE_VERSION)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("walscale was built for core patch version %d, but the server has version %d",
-						WALSCALE_CORE_VERSION, WalscaleCoreVersion),
-				 errhint("Rebuild walscale against this server's pg_config.")));
-
-	walscale_preloaded = true;
+	walscale_core_active = walscale_core_present();
+	if (!walscale_core_active && !IsUnderPostmaster)
+		walscale_warn_core_missing();
 
 	config_insert_locks = walscale_config_value("walscale.insert_locks");
 	config_attempts = walscale_config_value("walscale.insert_lock_attempts");
@@ -452,6 +513,16 @@ _PG_init(void)
 							1, 3600,
 							PGC_SIGHUP,
 							GUC_UNIT_S,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("walscale.sample_interval",
+							"Time between two samples of the backends' wait events.",
+							"0 turns sampling off.",
+							&walscale_sample_interval,
+							WALSCALE_SAMPLE_INTERVAL_DEFAULT,
+							0, WALSCALE_SAMPLE_INTERVAL_MAX,
+							PGC_SIGHUP,
+							GUC_UNIT_MS,
 							NULL, NULL, NULL);
 
 	DefineCustomIntVariable("walscale.insert_lock_attempts",
@@ -482,21 +553,25 @@ _PG_init(void)
 	walscale_recheck_config_value("walscale.fastpath_groups", config_fastpath_groups);
 
 	/*
-	 * Slots for the most locks, whatever the number active: a resize then
+	 * Without the core, the settings keep their values, checked as above, and
+	 * walscale_setting_status says that they are not in effect.  With it:
+	 * slots for the most locks, whatever the number active, so that a resize
 	 * needs no allocation.  They cost 256 bytes each, and flushers and the
 	 * all-lock path visit only the active ones.  The number of locks and the
 	 * attempts reach the server through their assign hooks.
 	 */
-	XLogInsertLocksAllocated = XLOG_INSERT_LOCKS_MAX;
-	FastPathLockGroupsRequested = walscale_fastpath_groups;
-	walscale_register_resizer();
+	if (walscale_core_active)
+	{
+		XLogInsertLocksAllocated = XLOG_INSERT_LOCKS_MAX;
+		FastPathLockGroupsRequested = walscale_fastpath_groups;
+		RegisterXactCallback(walscale_xact_callback, NULL);
+	}
+	walscale_register_worker();
 
 	prev_shmem_request_hook = shmem_request_hook;
 	shmem_request_hook = walscale_shmem_request;
 	prev_shmem_startup_hook = shmem_startup_hook;
 	shmem_startup_hook = walscale_shmem_startup;
-
-	RegisterXactCallback(walscale_xact_callback, NULL);
 }
 
 void
@@ -519,22 +594,22 @@ walscale_require_preloaded(void)
 #define SETTINGS_COLS_V1_2	12
 
 /*
- * The counters of all insertion locks since the last reset, summed; the
- * locks acquired at all since then; returns the number active now.  For the
- * advisor.
+ * For the advisor: everything it reads since the last reset, read under the
+ * lock that walscale_reset() takes exclusively, so that no reset falls
+ * between two of the figures (a baseline newer than a value would make a
+ * difference wrap around).  With the core patch only.
  */
-int
-walscale_counters_since_reset(uint64 sums[WALINSERT_NUM_COUNTERS],
-							  int *locks_used)
+void
+walscale_snapshot_since_reset(WalscaleSinceReset *snap)
 {
 	int			nlocks;
-	int			nactive;
 
-	memset(sums, 0, sizeof(uint64) * WALINSERT_NUM_COUNTERS);
-	*locks_used = 0;
+	memset(snap, 0, sizeof(*snap));
+	walscale_publish_fastpath_overflows();
 	LWLockAcquire(walscale_shared->lock, LW_SHARED);
-	nactive = GetNumWALInsertLocks();
-	nlocks = Max(walscale_shared->locks_shown, nactive);
+	snap->stats_reset = walscale_shared->stats_reset;
+	snap->nactive = GetNumWALInsertLocks();
+	nlocks = Max(walscale_shared->locks_shown, snap->nactive);
 	for (int lockno = 0; lockno < nlocks; lockno++)
 	{
 		uint64		c[WALINSERT_NUM_COUNTERS];
@@ -542,26 +617,18 @@ walscale_counters_since_reset(uint64 sums[WALINSERT_NUM_COUNTERS],
 
 		GetWALInsertLockCounters(lockno, c);
 		for (int k = 0; k < WALINSERT_NUM_COUNTERS; k++)
-			sums[k] += c[k] - base[k];
+			snap->sums[k] += c[k] - base[k];
 		if (c[WALINSERT_FIRST_TRY] + c[WALINSERT_CONTENDED] >
 			base[WALINSERT_FIRST_TRY] + base[WALINSERT_CONTENDED])
-			(*locks_used)++;
+			snap->locks_used++;
 	}
-	LWLockRelease(walscale_shared->lock);
-	return nactive;
-}
-
-uint64
-walscale_fastpath_overflows_since_reset(void)
-{
-	uint64		overflows;
-
-	walscale_publish_fastpath_overflows();
-	LWLockAcquire(walscale_shared->lock, LW_SHARED);
-	overflows = pg_atomic_read_u64(&walscale_shared->fastpath_overflows) -
+	snap->resized = walscale_shared->resizes > 0 &&
+		walscale_shared->last_resize > walscale_shared->stats_reset;
+	snap->fastpath_overflows =
+		pg_atomic_read_u64(&walscale_shared->fastpath_overflows) -
 		walscale_shared->fastpath_baseline;
+	walscale_advice_snapshot_locked(snap);
 	LWLockRelease(walscale_shared->lock);
-	return overflows;
 }
 
 TimestampTz
@@ -589,7 +656,7 @@ walscale_insert_lock_stats(PG_FUNCTION_ARGS)
 	TimestampTz stats_reset;
 	uint64	   *baseline;
 
-	walscale_require_preloaded();
+	walscale_require_core("walscale_stats");
 	InitMaterializedSRF(fcinfo, 0);
 	ncols = rsinfo->setDesc->natts;
 	if (ncols != STATS_COLS_V1_0 && ncols != STATS_COLS_V1_1)
@@ -659,9 +726,11 @@ walscale_fastpath_stats(PG_FUNCTION_ARGS)
 	stats_reset = walscale_shared->stats_reset;
 	LWLockRelease(walscale_shared->lock);
 
+	/* a stock server has the groups, but counts no overflow */
 	values[0] = Int32GetDatum(FastPathLockGroupsPerBackend);
 	values[1] = Int32GetDatum(FastPathLockSlotsPerBackend());
 	values[2] = Int64GetDatum(overflows);
+	nulls[2] = !walscale_core_active;
 	values[3] = TimestampTzGetDatum(stats_reset);
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
@@ -683,14 +752,18 @@ walscale_reset(PG_FUNCTION_ARGS)
 	/* read the clock under the lock, so that concurrent resets stay in order */
 	LWLockAcquire(walscale_shared->lock, LW_EXCLUSIVE);
 	now = GetCurrentTimestamp();
-	for (int lockno = 0; lockno < GetMaxWALInsertLocks(); lockno++)
-		GetWALInsertLockCounters(lockno,
-								 &walscale_shared->baseline[lockno * WALINSERT_NUM_COUNTERS]);
-	walscale_shared->locks_shown = GetNumWALInsertLocks();
+	if (walscale_core_active)
+	{
+		for (int lockno = 0; lockno < GetMaxWALInsertLocks(); lockno++)
+			GetWALInsertLockCounters(lockno,
+									 &walscale_shared->baseline[lockno * WALINSERT_NUM_COUNTERS]);
+		walscale_shared->locks_shown = GetNumWALInsertLocks();
+	}
 	walscale_shared->fastpath_baseline =
 		pg_atomic_read_u64(&walscale_shared->fastpath_overflows);
 	walscale_shared->stats_reset = now;
 	walscale_advice_reset();
+	walscale_waits_reset();
 	LWLockRelease(walscale_shared->lock);
 
 	PG_RETURN_TIMESTAMPTZ(now);
@@ -716,16 +789,21 @@ walscale_settings_info(PG_FUNCTION_ARGS)
 		tupdesc->natts != SETTINGS_COLS_V1_2)
 		elog(ERROR, "incorrect number of output arguments");
 
-	values[i++] = Int32GetDatum(WalscaleCoreVersion);
-	values[i++] = Int32GetDatum(GetNumWALInsertLocks());
+	/* without the core: what a stock server runs with, no core version */
+	values[i] = Int32GetDatum(walscale_core_active ? WalscaleCoreVersion : 0);
+	nulls[i++] = !walscale_core_active;
+	values[i++] = Int32GetDatum(walscale_core_active ? GetNumWALInsertLocks() :
+								WALSCALE_STOCK_INSERT_LOCKS);
 	if (tupdesc->natts >= SETTINGS_COLS_V1_1)
 	{
 		values[i++] = Int32GetDatum(walscale_insert_locks);
-		values[i++] = Int32GetDatum(GetMaxWALInsertLocks());
+		values[i++] = Int32GetDatum(walscale_core_active ? GetMaxWALInsertLocks() :
+									WALSCALE_STOCK_INSERT_LOCKS);
 	}
-	values[i++] = Int32GetDatum(XLogInsertLockAttempts);
+	values[i++] = Int32GetDatum(walscale_core_active ? XLogInsertLockAttempts : 0);
 	values[i++] = Int32GetDatum(FastPathLockGroupsPerBackend);
-	values[i++] = CStringGetTextDatum(FastPathLockGroupsRequested != 0 ?
+	values[i++] = CStringGetTextDatum(walscale_core_active &&
+									  FastPathLockGroupsRequested != 0 ?
 									  "walscale.fastpath_groups" :
 									  "max_locks_per_transaction");
 	if (tupdesc->natts >= SETTINGS_COLS_V1_1)
@@ -747,10 +825,72 @@ walscale_settings_info(PG_FUNCTION_ARGS)
 		LWLockRelease(walscale_shared->lock);
 	}
 	if (tupdesc->natts >= SETTINGS_COLS_V1_2)
-		values[i++] = CStringGetTextDatum(walscale_insert_locks ==
+		values[i++] = CStringGetTextDatum(!walscale_core_active ? "not in effect" :
+										  walscale_insert_locks ==
 										  WALSCALE_INSERT_LOCKS_AUTO ?
 										  "auto" : "fixed");
 	Assert(i == tupdesc->natts);
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+/*
+ * One row per walscale setting: its value in postgresql.conf, what the
+ * server runs with, and if that is not the setting's doing, why.
+ */
+Datum
+walscale_setting_status(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	static const char *const names[] = {
+		"walscale.insert_locks",
+		"walscale.insert_lock_attempts",
+		"walscale.fastpath_groups",
+		"walscale.auto_interval",
+	};
+	char	   *no_core = walscale_core_active ? NULL :
+		walscale_core_missing_reason();
+
+	walscale_require_preloaded();
+	InitMaterializedSRF(fcinfo, 0);
+	if (rsinfo->setDesc->natts != 5)
+		elog(ERROR, "incorrect number of output arguments");
+
+	for (int k = 0; k < lengthof(names); k++)
+	{
+		Datum		values[5];
+		bool		nulls[5] = {0};
+		int			effective;
+		char	   *reason = no_core;
+
+		switch (k)
+		{
+			case 0:
+				effective = walscale_core_active ? GetNumWALInsertLocks() :
+					WALSCALE_STOCK_INSERT_LOCKS;
+				break;
+			case 1:
+				effective = walscale_core_active ? XLogInsertLockAttempts : 0;
+				break;
+			case 2:
+				effective = FastPathLockGroupsPerBackend;
+				break;
+			default:
+				effective = walscale_auto_interval;
+				if (reason == NULL &&
+					walscale_insert_locks != WALSCALE_INSERT_LOCKS_AUTO)
+					reason = "Auto mode is off: \"walscale.insert_locks\" is not -1.";
+				break;
+		}
+		values[0] = CStringGetTextDatum(names[k]);
+		values[1] = CStringGetTextDatum(GetConfigOptionByName(names[k], NULL, false));
+		values[2] = Int32GetDatum(effective);
+		values[3] = BoolGetDatum(reason == NULL);
+		if (reason != NULL)
+			values[4] = CStringGetTextDatum(reason);
+		else
+			nulls[4] = true;
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
 }

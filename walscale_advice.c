@@ -3,7 +3,9 @@
  * walscale_advice.c
  *		The advisor: the view walscale_advice says, for each of walscale's
  *		settings, what to set it to and why, from the figures since the last
- *		walscale_reset(); and the fast-path measurement it needs.
+ *		walscale_reset(); and the fast-path measurement it needs.  With the
+ *		core patch it reads the core's counters, with the wait samples of
+ *		walscale_waits.c beside them; without it, the wait samples alone.
  *
  * walscale.fastpath_groups is sized at server start and cannot follow the
  * load, so the advisor needs the most fast-path slots one transaction would
@@ -62,6 +64,36 @@
 /* headroom over the slots seen, for relations that hash to the same group */
 #define ADVICE_FASTPATH_HEADROOM	2
 
+/*
+ * Fewer fast-path groups are recommended only from at least this span: a
+ * restart for a setting that can only overflow sooner must rest on more
+ * than a quiet moment.
+ */
+#define ADVICE_FASTPATH_LOWER_SPAN_S	3600
+
+/* PGPROC memory per fast-path group per process: the bits and 16 OIDs */
+#define ADVICE_FASTPATH_GROUP_BYTES \
+	(sizeof(uint64) + FP_LOCK_SLOTS_PER_GROUP * sizeof(Oid))
+
+/*
+ * The wait samples the advisor needs: at least this many of active
+ * backends, over at least this span (README, "What to change").
+ */
+#define ADVICE_MIN_ACTIVE_SAMPLES	1000
+#define ADVICE_MIN_SAMPLED_SPAN_S	30
+
+/*
+ * A wait group that takes this share of active backend time is a
+ * bottleneck worth a change: removing less could not gain more than it.
+ */
+#define ADVICE_BOTTLENECK_SHARE		0.10
+
+/* samples of backends holding fast-path locks the fast-path advice needs */
+#define ADVICE_MIN_FASTPATH_SAMPLES	100
+
+/* sampled backends holding fast-path locks with a group full: too many */
+#define ADVICE_FASTPATH_FULL_SHARE	0.01
+
 typedef struct WalscaleAdviceShared
 {
 	/* most fast-path slots one transaction needed since the reset */
@@ -102,6 +134,16 @@ walscale_advice_shmem_init(bool found)
 		pg_atomic_init_u64(&advice_shared->xacts, 0);
 		pg_atomic_init_u64(&advice_shared->xacts_baseline, 0);
 	}
+}
+
+/* Called by walscale_snapshot_since_reset() under walscale's lock. */
+void
+walscale_advice_snapshot_locked(WalscaleSinceReset *snap)
+{
+	snap->xacts = pg_atomic_read_u64(&advice_shared->xacts) -
+		pg_atomic_read_u64(&advice_shared->xacts_baseline);
+	snap->fastpath_max_slots =
+		pg_atomic_read_u32(&advice_shared->fastpath_max_slots);
 }
 
 /* Called by walscale_reset() under walscale's lock. */
@@ -276,28 +318,204 @@ advice_put(ReturnSetInfo *rsinfo, AdviceRow *row, TimestampTz since,
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
+
+/* What the wait samples since the last reset say, for the advice. */
+typedef struct WaitEvidence
+{
+	bool		enough;			/* enough samples over a long enough span */
+	double		span_s;
+	uint64		active;
+	double		insert_share;	/* of active backend samples */
+	double		write_share;
+	const char *top_group;		/* the group with the most samples */
+	double		top_share;
+	char	   *text;			/* the figures, in words */
+	WalscaleWaitsSnapshot snap;
+} WaitEvidence;
+
+static void
+advice_wait_evidence(WaitEvidence *w)
+{
+	static const char *const groups[] = {
+		WAIT_GROUP_WAL_INSERT, WAIT_GROUP_WAL_WRITE, WAIT_GROUP_SYNC_REP,
+		WAIT_GROUP_LOCK_MANAGER, WAIT_GROUP_HEAVYWEIGHT, WAIT_GROUP_IO,
+		WAIT_GROUP_CPU, WAIT_GROUP_OTHER,
+	};
+	double		active;
+
+	walscale_waits_snapshot(&w->snap);
+	w->active = w->snap.active;
+	active = Max(w->snap.active, 1);
+	w->span_s = w->snap.first_sample == 0 ? 0 :
+		(w->snap.last_sample - w->snap.first_sample) / 1000000.0;
+	w->enough = w->snap.active >= ADVICE_MIN_ACTIVE_SAMPLES &&
+		w->span_s >= ADVICE_MIN_SAMPLED_SPAN_S;
+	w->insert_share = walscale_waits_group_samples(&w->snap,
+												   WAIT_GROUP_WAL_INSERT) / active;
+	w->write_share = walscale_waits_group_samples(&w->snap,
+												  WAIT_GROUP_WAL_WRITE) / active;
+	w->top_group = WAIT_GROUP_CPU;
+	w->top_share = -1;
+	for (int i = 0; i < lengthof(groups); i++)
+	{
+		double		share = walscale_waits_group_samples(&w->snap, groups[i]) / active;
+
+		if (share > w->top_share)
+		{
+			w->top_group = groups[i];
+			w->top_share = share;
+		}
+	}
+	w->text = psprintf("%llu active backend samples over %.0f s: %.1f%% of active time on the WAL insertion locks (LWLock:WALInsert), %.1f%% on WAL write and flush, most on %s (%.1f%%)",
+					   (unsigned long long) w->snap.active, w->span_s,
+					   100 * w->insert_share, 100 * w->write_share,
+					   w->top_group, 100 * Max(w->top_share, 0));
+}
+
+static char *
+advice_not_enough_samples(const WaitEvidence *w)
+{
+	if (walscale_sample_interval == 0)
+		return pstrdup("Not enough data: sampling is off (\"walscale.sample_interval\" is 0).");
+	return psprintf("Not enough data: %llu active backend samples over %.0f s since the last reset, and at least %d over %d s are needed.",
+					(unsigned long long) w->active, w->span_s,
+					ADVICE_MIN_ACTIVE_SAMPLES, ADVICE_MIN_SAMPLED_SPAN_S);
+}
+
+/* The fast-path groups the derived value gives: PostgreSQL's own rule. */
+static int
+advice_derived_fastpath_groups(void)
+{
+	return Max(Min(pg_nextpower2_32(max_locks_per_xact) / FP_LOCK_SLOTS_PER_GROUP,
+				   FP_LOCK_GROUPS_PER_BACKEND_MAX), 1);
+}
+
+/* What going from "groups" to "rec" groups per process costs, in words. */
+static char *
+advice_fastpath_cost(int groups, int rec)
+{
+	int			change = rec > groups ? rec - groups : groups - rec;
+	double		kb = (double) change * ADVICE_FASTPATH_GROUP_BYTES *
+		ProcGlobal->allProcCount / 1024.0;
+
+	return psprintf("%s %.1f kB of shared memory (%d %s x %d bytes x %u processes)",
+					rec > groups ? "costs" : "saves", kb, change,
+					change == 1 ? "group" : "groups",
+					(int) ADVICE_FASTPATH_GROUP_BYTES, ProcGlobal->allProcCount);
+}
+
+/*
+ * walscale.insert_locks on a server without the core patch: from the wait
+ * samples alone, whether the insertion locks are where active time goes, or
+ * what is instead.
+ */
+static void
+advice_stock_insert_locks(AdviceRow *row, const WaitEvidence *w)
+{
+	int			spread = Max(2 * WALSCALE_STOCK_INSERT_LOCKS,
+							 walscale_auto_start_locks());
+
+	row->setting = "walscale.insert_locks";
+	row->current = psprintf("%d", WALSCALE_STOCK_INSERT_LOCKS);
+	row->needs_restart = true;
+	row->evidence = w->text;
+	if (!w->enough)
+	{
+		row->recommended = NULL;
+		row->reason = advice_not_enough_samples(w);
+	}
+	else if (w->insert_share >= ADVICE_BOTTLENECK_SHARE &&
+			 w->insert_share >= w->write_share)
+	{
+		row->recommended = psprintf("%d", spread);
+		row->reason = psprintf("%.0f%% of active backend time waits on LWLock:WALInsert: the patched server with %d locks would spread it (this server has no core patch, and PostgreSQL's 8 locks).",
+							   100 * w->insert_share, spread);
+	}
+	else if (w->write_share >= ADVICE_BOTTLENECK_SHARE)
+	{
+		row->recommended = pstrdup(row->current);
+		row->reason = psprintf("%.0f%% of active backend time waits on WAL write and flush, which more insertion locks do not help: synchronous_commit = off for transactions that may lose their last commits in a crash, commit_delay with many concurrent committers, or faster WAL storage would.",
+							   100 * w->write_share);
+	}
+	else
+	{
+		row->recommended = pstrdup(row->current);
+		row->reason = psprintf("The WAL insertion locks are not the bottleneck: %.1f%% of active backend time waits on them, and most is %s (%.0f%%).",
+							   100 * w->insert_share, w->top_group,
+							   100 * w->top_share);
+	}
+}
+
+/* walscale.fastpath_groups without the core: from the sampled slots */
+static void
+advice_stock_fastpath(AdviceRow *row, const WaitEvidence *w)
+{
+	int			groups = FastPathLockGroupsPerBackend;
+	uint64		sampled = w->snap.fastpath_samples;
+	double		full_share = sampled > 0 ?
+		(double) w->snap.fastpath_full / sampled : 0;
+
+	row->setting = "walscale.fastpath_groups";
+	row->current = psprintf("%d", groups);
+	row->needs_restart = true;
+	row->evidence = psprintf("%llu samples of backends holding fast-path locks, %llu with a group full, at most %u slots held; %d %s of %d slots, from max_locks_per_transaction",
+							 (unsigned long long) sampled,
+							 (unsigned long long) w->snap.fastpath_full,
+							 w->snap.fastpath_max_slots, groups,
+							 groups == 1 ? "group" : "groups",
+							 FP_LOCK_SLOTS_PER_GROUP);
+	if (!w->enough)
+	{
+		row->recommended = NULL;
+		row->reason = advice_not_enough_samples(w);
+	}
+	else if (sampled < ADVICE_MIN_FASTPATH_SAMPLES)
+	{
+		row->recommended = NULL;
+		row->reason = psprintf("Not enough data: %llu samples of backends holding fast-path locks since the last reset, and at least %d are needed.",
+							   (unsigned long long) sampled,
+							   ADVICE_MIN_FASTPATH_SAMPLES);
+	}
+	else if (full_share >= ADVICE_FASTPATH_FULL_SHARE &&
+			 groups < FP_LOCK_GROUPS_PER_BACKEND_MAX)
+	{
+		int			rec = groups * 2;
+
+		row->recommended = psprintf("%d", rec);
+		row->reason = psprintf("%.1f%% of sampled backends holding fast-path locks had a group full: %d groups (max_locks_per_transaction = %d here, which also enlarges the lock table, or walscale.fastpath_groups = %d on the patched server) would hold twice as many; it %s.",
+							   100 * full_share, rec,
+							   rec * FP_LOCK_SLOTS_PER_GROUP, rec,
+							   advice_fastpath_cost(groups, rec));
+	}
+	else
+	{
+		row->recommended = pstrdup(row->current);
+		row->reason = psprintf("%.1f%% of sampled backends holding fast-path locks had a group full: the %d %s fit the load.",
+							   100 * full_share, groups,
+							   groups == 1 ? "group" : "groups");
+	}
+}
+
 /*
  * One row per setting: current value, recommended value, whether applying
  * it needs a restart, the figures since the last reset, their time span, and
- * why, in one sentence.
+ * why, in one sentence.  With the core patch, from its counters, with the
+ * wait samples beside them; without it, from the wait samples.
  */
 Datum
 walscale_advice(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	uint64		c[WALINSERT_NUM_COUNTERS];
-	int			locks_used;
-	int			nactive;
+	WalscaleSinceReset f;
+	WaitEvidence w;
+	uint64	   *c = f.sums;
 	uint64		acquisitions;
 	uint64		contended;
 	double		waits_per_1000;
 	int			max_locks = walscale_auto_max_locks();
 	bool		contention;
-	uint32		fp_max;
-	uint64		xacts;
-	uint64		overflows;
 	int			groups = FastPathLockGroupsPerBackend;
-	TimestampTz since;
+	char	   *locks_used_text;
 	TimestampTz now;
 	AdviceRow	row;
 
@@ -308,13 +526,30 @@ walscale_advice(PG_FUNCTION_ARGS)
 
 	/* this backend's own transactions count too */
 	advice_publish_xacts();
+	advice_wait_evidence(&w);
 
-	since = walscale_stats_reset_time();
-	nactive = walscale_counters_since_reset(c, &locks_used);
-	fp_max = pg_atomic_read_u32(&advice_shared->fastpath_max_slots);
-	xacts = pg_atomic_read_u64(&advice_shared->xacts) -
-		pg_atomic_read_u64(&advice_shared->xacts_baseline);
-	overflows = walscale_fastpath_overflows_since_reset();
+	if (!walscale_core_active)
+	{
+		TimestampTz since = walscale_stats_reset_time();
+
+		now = GetCurrentTimestamp();
+		advice_stock_insert_locks(&row, &w);
+		advice_put(rsinfo, &row, since, now);
+
+		row.setting = "walscale.insert_lock_attempts";
+		row.current = pstrdup("0");
+		row.recommended = NULL;
+		row.needs_restart = true;
+		row.evidence = w.text;
+		row.reason = pstrdup("Conditional attempts need walscale's core patch, which this server lacks.");
+		advice_put(rsinfo, &row, since, now);
+
+		advice_stock_fastpath(&row, &w);
+		advice_put(rsinfo, &row, since, now);
+		return (Datum) 0;
+	}
+
+	walscale_snapshot_since_reset(&f);
 	now = GetCurrentTimestamp();
 
 	acquisitions = c[WALINSERT_FIRST_TRY] + c[WALINSERT_CONTENDED];
@@ -322,18 +557,23 @@ walscale_advice(PG_FUNCTION_ARGS)
 	waits_per_1000 = acquisitions > 0 ?
 		c[WALINSERT_BLOCKED] * 1000.0 / acquisitions : 0;
 	contention = waits_per_1000 >= WALSCALE_GROW_WAITS_PER_1000 &&
-		locks_used * 2 >= nactive;
+		f.locks_used * 2 >= f.nactive;
+	/* locks active before a resize count as used: say so */
+	locks_used_text = f.resized ?
+		psprintf("%d locks used since the reset, which resized them, %d active now",
+				 f.locks_used, f.nactive) :
+		psprintf("%d of %d active locks used", f.locks_used, f.nactive);
 
 	/* walscale.insert_locks */
 	row.setting = "walscale.insert_locks";
 	row.current = psprintf("%d", walscale_insert_locks);
 	row.needs_restart = false;
-	row.evidence = psprintf("%llu acquisitions, %llu blocking waits (%.1f per 1000), %.1f ms blocked, %d of %d active locks used",
+	row.evidence = psprintf("%llu acquisitions, %llu blocking waits (%.1f per 1000), %.1f ms blocked, %s; %s",
 							(unsigned long long) acquisitions,
 							(unsigned long long) c[WALINSERT_BLOCKED],
 							waits_per_1000,
 							c[WALINSERT_BLOCKED_NS] / 1000000.0,
-							locks_used, nactive);
+							locks_used_text, w.text);
 	if (acquisitions < ADVICE_MIN_ACQUISITIONS)
 	{
 		row.recommended = NULL;
@@ -345,11 +585,11 @@ walscale_advice(PG_FUNCTION_ARGS)
 	{
 		row.recommended = pstrdup(row.current);
 		row.reason = psprintf("Auto mode chooses the number from contention, and has %d locks active now.",
-							  nactive);
+							  f.nactive);
 	}
-	else if (contention && nactive < max_locks)
+	else if (contention && f.nactive < max_locks)
 	{
-		row.recommended = psprintf("%d", Min(nactive * 2, max_locks));
+		row.recommended = psprintf("%d", Min(f.nactive * 2, max_locks));
 		row.reason = psprintf("Backends slept on %.1f of every 1000 acquisitions, at least %g, with most locks in use: more locks let more of them insert at once.",
 							  waits_per_1000, WALSCALE_GROW_WAITS_PER_1000);
 	}
@@ -357,23 +597,23 @@ walscale_advice(PG_FUNCTION_ARGS)
 	{
 		row.recommended = pstrdup(row.current);
 		row.reason = psprintf("Backends slept on %.1f of every 1000 acquisitions, but %d locks are already the most that helps on %d CPUs.",
-							  waits_per_1000, nactive, walscale_auto_cpus());
+							  waits_per_1000, f.nactive, walscale_auto_cpus());
 	}
 	else if (waits_per_1000 < WALSCALE_SHRINK_WAITS_PER_1000 &&
-			 locks_used * 2 <= nactive && nactive > 1)
+			 f.locks_used * 2 <= f.nactive && f.nactive > 1)
 	{
-		row.recommended = psprintf("%d", (int) pg_nextpower2_32((uint32) Max(locks_used, 1)));
+		row.recommended = psprintf("%d", (int) pg_nextpower2_32((uint32) Max(f.locks_used, 1)));
 		row.reason = psprintf("Only %d of %d locks were taken, with %.1f blocking waits per 1000 acquisitions: fewer locks make each WAL flush and all-lock acquisition cheaper.",
-							  locks_used, nactive, waits_per_1000);
+							  f.locks_used, f.nactive, waits_per_1000);
 	}
 	else
 	{
 		row.recommended = pstrdup(row.current);
 		row.reason = psprintf("%.1f blocking waits per 1000 acquisitions is below %g, and %d of %d locks are in use: the number fits the load.",
 							  waits_per_1000, WALSCALE_GROW_WAITS_PER_1000,
-							  locks_used, nactive);
+							  f.locks_used, f.nactive);
 	}
-	advice_put(rsinfo, &row, since, now);
+	advice_put(rsinfo, &row, f.stats_reset, now);
 
 	/* walscale.insert_lock_attempts */
 	row.setting = "walscale.insert_lock_attempts";
@@ -392,7 +632,7 @@ walscale_advice(PG_FUNCTION_ARGS)
 							  (unsigned long long) acquisitions,
 							  ADVICE_MIN_ACQUISITIONS);
 	}
-	else if (contention && XLogInsertLockAttempts == 0 && nactive > 1)
+	else if (contention && XLogInsertLockAttempts == 0 && f.nactive > 1)
 	{
 		row.recommended = pstrdup("2");
 		row.reason = psprintf("Backends slept on %.1f of every 1000 acquisitions: two conditional attempts let them take another free lock before they sleep.",
@@ -404,49 +644,76 @@ walscale_advice(PG_FUNCTION_ARGS)
 		if (!contention)
 			row.reason = psprintf("With %.1f blocking waits per 1000 acquisitions there is no contention for attempts to spread.",
 								  waits_per_1000);
-		else if (nactive == 1)
+		else if (f.nactive == 1)
 			row.reason = psprintf("With one lock there is no other lock to try, so the number of locks is the setting to change.");
 		else
 			row.reason = psprintf("Conditional attempts are on, and the number of locks is the setting to change.");
 	}
-	advice_put(rsinfo, &row, since, now);
+	advice_put(rsinfo, &row, f.stats_reset, now);
 
 	/* walscale.fastpath_groups */
 	row.setting = "walscale.fastpath_groups";
 	row.current = psprintf("%d", groups);
 	row.needs_restart = true;
 	row.evidence = psprintf("%llu transactions, at most %u fast-path relation locks in one, %llu overflows; %d %s of %d slots%s",
-							(unsigned long long) xacts, fp_max,
-							(unsigned long long) overflows, groups,
+							(unsigned long long) f.xacts, f.fastpath_max_slots,
+							(unsigned long long) f.fastpath_overflows, groups,
 							groups == 1 ? "group" : "groups",
 							FP_LOCK_SLOTS_PER_GROUP,
 							FastPathLockGroupsRequested != 0 ? "" :
 							", from max_locks_per_transaction");
-	if (xacts < ADVICE_MIN_XACTS)
+	if (f.xacts < ADVICE_MIN_XACTS)
 	{
 		row.recommended = NULL;
 		row.reason = psprintf("Not enough data: %llu transactions since the last reset, and at least %d are needed.",
-							  (unsigned long long) xacts, ADVICE_MIN_XACTS);
+							  (unsigned long long) f.xacts, ADVICE_MIN_XACTS);
 	}
 	else
 	{
-		uint32		want = (fp_max * ADVICE_FASTPATH_HEADROOM +
+		uint32		want = (f.fastpath_max_slots * ADVICE_FASTPATH_HEADROOM +
 							FP_LOCK_SLOTS_PER_GROUP - 1) / FP_LOCK_SLOTS_PER_GROUP;
 		int			rec = (int) Min(pg_nextpower2_32(Max(want, 1)),
 									FP_LOCK_GROUPS_PER_BACKEND_MAX);
+		int			derived = advice_derived_fastpath_groups();
+		double		span_s = (now - f.stats_reset) / 1000000.0;
 
-		row.recommended = psprintf("%d", rec);
-		if (rec > groups)
-			row.reason = psprintf("Transactions needed up to %u fast-path slots and %llu lock acquisitions overflowed: %d groups hold twice that, as headroom because relations hash to groups unevenly.",
-								  fp_max, (unsigned long long) overflows, rec);
-		else if (rec < groups)
-			row.reason = psprintf("Transactions needed at most %u fast-path slots: %d %s, the smallest power of two that holds twice that as headroom for uneven hashing, would have held them.",
-								  fp_max, rec, rec == 1 ? "group" : "groups");
+		/*
+		 * Fewer groups only from a long span, and never fewer than
+		 * PostgreSQL's own number: a setting that can only overflow sooner.
+		 */
+		if (rec < groups &&
+			(span_s < ADVICE_FASTPATH_LOWER_SPAN_S || rec < derived))
+		{
+			row.recommended = pstrdup(row.current);
+			if (span_s < ADVICE_FASTPATH_LOWER_SPAN_S)
+				row.reason = psprintf("Transactions needed at most %u fast-path slots in %.0f s: fewer groups would be recommended only from at least %d s, as a restart to a setting that can only overflow sooner must rest on a long span.",
+									  f.fastpath_max_slots, span_s,
+									  ADVICE_FASTPATH_LOWER_SPAN_S);
+			else
+				row.reason = psprintf("Transactions needed at most %u fast-path slots, but %d %s, from max_locks_per_transaction, are the fewest to recommend.",
+									  f.fastpath_max_slots, derived,
+									  derived == 1 ? "group" : "groups");
+		}
 		else
-			row.reason = psprintf("Transactions needed at most %u fast-path slots, and %d %s twice that, as headroom for uneven hashing.",
-								  fp_max, groups, groups == 1 ? "group holds" : "groups hold");
+		{
+			row.recommended = psprintf("%d", rec);
+			if (rec > groups)
+				row.reason = psprintf("Transactions needed up to %u fast-path slots and %llu lock acquisitions overflowed: %d groups hold twice that, as headroom because relations hash to groups unevenly; it %s.",
+									  f.fastpath_max_slots,
+									  (unsigned long long) f.fastpath_overflows,
+									  rec, advice_fastpath_cost(groups, rec));
+			else if (rec < groups)
+				row.reason = psprintf("Transactions needed at most %u fast-path slots: %d %s, the smallest power of two that holds twice that as headroom for uneven hashing, would have held them; it %s.",
+									  f.fastpath_max_slots, rec,
+									  rec == 1 ? "group" : "groups",
+									  advice_fastpath_cost(groups, rec));
+			else
+				row.reason = psprintf("Transactions needed at most %u fast-path slots, and %d %s twice that, as headroom for uneven hashing.",
+									  f.fastpath_max_slots, groups,
+									  groups == 1 ? "group holds" : "groups hold");
+		}
 	}
-	advice_put(rsinfo, &row, since, now);
+	advice_put(rsinfo, &row, f.stats_reset, now);
 
 	return (Datum) 0;
 }

@@ -21,7 +21,8 @@
 # repetitions; BENCH_CONFIRM_REPS the rounds of the head-to-head (0: none);
 # BENCH_RESULTS the output directory; BENCH_SKIP_CALLGRIND=1 leaves out the
 # instruction counts, BENCH_SKIP_RESIZE=1 bench/resize.sh,
-# BENCH_SKIP_COLDSTART=1 bench/auto-coldstart.sh; BENCH_WORKLOADS="insdel
+# BENCH_SKIP_COLDSTART=1 bench/auto-coldstart.sh, BENCH_SKIP_SAMPLER=1
+# bench/sampler-cost.sh; BENCH_WORKLOADS="insdel
 # walmsg ..." runs a subset; BENCH_DRY_RUN=1 prints the plan's size and
 # duration only.
 set -euo pipefail
@@ -142,6 +143,8 @@ for v in "" --stock; do
 done
 est_total=$((est_build + est_cg + est_setup + est_runs + 15))
 [ "${BENCH_SKIP_RESIZE:-0}" = 1 ] || est_total=$((est_total + $("$repo/bench/resize.sh" "$mode" --estimate)))
+# the sampler's cost: a callgrind run of about a minute, 2 x 5 runs of 5 s
+[ "${BENCH_SKIP_SAMPLER:-0}" = 1 ] || est_total=$((est_total + 150))
 
 echo "== make bench ($mode): $nruns runs of ${BENCH_SECONDS}s, $reps repetitions, $C cores"
 echo "== expected total time: ~$(fmt_secs "$est_total") (builds $(fmt_secs "$est_build"), callgrind $(fmt_secs "$est_cg"), setup $(fmt_secs "$est_setup"), runs $(fmt_secs "$est_runs"))"
@@ -253,4 +256,9 @@ echo "== [$(fmt_secs "$elapsed")] done: $RESULTS/report.md"
 # resizing the insertion locks at run time: resize.md in the same directory
 if [ "${BENCH_SKIP_RESIZE:-0}" != 1 ]; then
 	BENCH_RESULTS=$RESULTS "$repo/bench/resize.sh" "$mode"
+fi
+
+# the wait sampler's cost at its default interval: sampler.md
+if [ "${BENCH_SKIP_SAMPLER:-0}" != 1 ]; then
+	BENCH_RESULTS=$RESULTS BENCH_SAMPLER_PG=$PG_PATCHED "$repo/bench/sampler-cost.sh"
 fi

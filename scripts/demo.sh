@@ -105,6 +105,10 @@ SELECT to_char(decided_at, 'HH24:MI:SS') AS at, from_locks, to_locks, reason,
        round(blocking_waits_per_1000::numeric, 2) AS waits_per_1000,
        round(blocked_ms_per_s::numeric, 1) AS blocked_ms_per_s, locks_used
 FROM walscale_auto_decisions ORDER BY decided_at"
+echo "== walscale_wait_groups: where the active backends' time went, sampled every 10 ms"
+pg "$bin/psql" -U postgres -X -P footer=off -c "
+SELECT wait_group, samples, round(100 * share::numeric, 1) AS percent
+FROM walscale_wait_groups ORDER BY samples DESC"
 echo "== walscale_advice: what to change, from the figures since the reset"
 pg "$bin/psql" -U postgres -X -P footer=off -c "
 SELECT setting, current_value, recommended_value, needs_restart, reason FROM walscale_advice ORDER BY setting"

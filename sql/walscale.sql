@@ -24,6 +24,19 @@ FROM walscale_settings;
 SELECT groups_per_backend, slots_per_backend
 FROM walscale_fastpath;
 
+-- with the core patch, every setting is in effect; auto_interval only in
+-- auto mode, which walscale.conf turns off
+SELECT setting, configured, effective, in_effect, reason
+FROM walscale_setting_status ORDER BY setting;
+
+-- the wait sampler runs at its default interval; its views answer
+SELECT sample_interval_ms, rounds >= 0 AS counting, dropped_samples,
+       stats_reset = (SELECT stats_reset FROM walscale_fastpath) AS same_reset
+FROM walscale_sampling;
+SELECT count(*) >= 0 AS groups_listed FROM walscale_wait_groups;
+SELECT bool_and(share BETWEEN 0 AND 1) IS NOT FALSE AS shares_in_range
+FROM walscale_waits;
+
 -- every WAL record written by this backend is counted at least once, at
 -- the first try on its preferred lock, its ProcNumber modulo the number of
 -- locks (nothing else contends with it here)
@@ -141,8 +154,8 @@ DROP ROLE regress_walscale_reader;
 
 DROP EXTENSION walscale;
 
--- version 1.0's SQL keeps working with this module, and updates to 1.1
--- then 1.2
+-- version 1.0's SQL keeps working with this module, and updates to 1.1,
+-- 1.2, then 1.3
 CREATE EXTENSION walscale VERSION '1.0';
 SELECT count(*) AS locks FROM walscale_stats;
 SELECT insert_locks, insert_lock_attempts, fastpath_groups, fastpath_groups_source
@@ -160,6 +173,12 @@ FROM walscale_settings;
 SELECT count(*) AS advice_rows FROM walscale_advice;
 SELECT has_table_privilege('public', 'walscale_advice', 'SELECT') AS advice_readable,
        has_table_privilege('public', 'walscale_auto_decisions', 'SELECT') AS decisions_readable;
+ALTER EXTENSION walscale UPDATE TO '1.3';
+SELECT count(*) AS settings, count(*) FILTER (WHERE in_effect) AS in_effect
+FROM walscale_setting_status;
+SELECT has_table_privilege('public', 'walscale_setting_status', 'SELECT') AS status_readable,
+       has_table_privilege('public', 'walscale_waits', 'SELECT') AS waits_readable,
+       has_table_privilege('public', 'walscale_sampling', 'SELECT') AS sampling_readable;
 DROP EXTENSION walscale;
 
 -- version 1.1, installed as it is, keeps working too

@@ -3,7 +3,10 @@
 
 # Without walscale preloaded, the patched server must behave like stock
 # PostgreSQL, and walscale's functions must say why they cannot work.
-# Preloaded into a stock server, walscale must refuse to start it, in words.
+# Preloaded into a stock server, walscale must never stop it from starting:
+# one WARNING says what is missing, the settings keep their values and are
+# shown as not in effect, the functions that need the core say so, and the
+# others return what a stock server has.  A bad value still stops it.
 
 use strict;
 use warnings FATAL => 'all';
@@ -18,8 +21,6 @@ use WalscaleTest;
 
 my $not_preloaded =
   qr/ERROR:  55000: walscale must be loaded via "shared_preload_libraries"/;
-my $needs_patch =
-  qr/walscale requires a PostgreSQL server built with walscale's core patch/;
 
 # lists that must be the same on the patched server without walscale and
 # on the stock server
@@ -96,13 +97,14 @@ $patched->safe_psql('postgres', 'CREATE EXTENSION walscale');
 is( $patched->safe_psql(
 		'postgres',
 		q{SELECT extversion FROM pg_extension WHERE extname = 'walscale'}),
-	'1.2',
+	'1.3',
 	'patched without walscale: CREATE EXTENSION walscale works');
 
 foreach my $query (
 	'SELECT * FROM walscale_stats',
 	'SELECT * FROM walscale_fastpath',
 	'SELECT * FROM walscale_settings',
+	'SELECT * FROM walscale_setting_status',
 	'SELECT * FROM walscale_auto_decisions',
 	'SELECT * FROM walscale_advice',
 	'SELECT walscale_reset()')
@@ -142,35 +144,140 @@ foreach my $what (sort keys %same_as_stock)
 $patched->stop;
 $stock->stop;
 
-# walscale.so was built for the patched server: make the stock one find it
+my $observe_mode =
+  qr/WARNING:  walscale is in observe mode: its settings are not in effect/;
+my $no_core = qr/This server is PostgreSQL 18\.\d+ without walscale's core patch\./;
+
+# The module built against the patched server's headers, loaded into the
+# stock server: it starts, in observe mode.  (Only preloaded: CREATE
+# EXTENSION would load the stock server's own $libdir/walscale.)
 my $pg_config =
   defined $ENV{PG_PATCHED} ? "$ENV{PG_PATCHED}/bin/pg_config" : 'pg_config';
-my ($pkglibdir) = run_command([ $pg_config, '--pkglibdir' ]);
-chomp $pkglibdir;
-ok(-f "$pkglibdir/walscale.so", "walscale.so is installed in $pkglibdir");
-
+my ($patched_libdir) = run_command([ $pg_config, '--pkglibdir' ]);
+chomp $patched_libdir;
+ok(-f "$patched_libdir/walscale.so",
+	"the patched server's walscale.so is installed in $patched_libdir");
 $stock->append_conf(
 	'postgresql.conf', qq{
 shared_preload_libraries = 'walscale'
-dynamic_library_path = '$pkglibdir'
+dynamic_library_path = '$patched_libdir'
+walscale.insert_locks = 64
 });
 my $log_offset = -s $stock->logfile;
-ok(!$stock->start(fail_ok => 1),
-	'stock server with walscale preloaded refuses to start');
+ok($stock->start(fail_ok => 1),
+	'stock server with the patched build of walscale preloaded starts');
 my $log = slurp_file($stock->logfile, $log_offset);
-like($log, qr/FATAL:\s+$needs_patch/,
-	'stock server: the log says walscale needs the core patch');
+like($log, $observe_mode, 'patched build on stock: the log says observe mode');
+like($log, qr/DETAIL:  $no_core/, 'patched build on stock: and why');
+unlike($log, qr/undefined symbol/i, 'patched build on stock: no "undefined symbol"');
+is($stock->safe_psql('postgres', 'SHOW walscale.insert_locks'),
+	'64', 'patched build on stock: walscale.insert_locks keeps its value');
+$stock->stop;
+
+# The module built against the stock server's headers (make test installs
+# it into the stock server), with its SQL.
+$stock->adjust_conf('postgresql.conf', 'dynamic_library_path', q{'$libdir'});
+$log_offset = -s $stock->logfile;
+$stock->start;
+$log = slurp_file($stock->logfile, $log_offset);
+my @warnings = $log =~ /^.*WARNING:  .*$/mg;
+is(scalar(grep { /$observe_mode/ } @warnings),
+	1, 'stock build on stock: one WARNING says observe mode');
+is(scalar(@warnings), 1, 'stock build on stock: and no other warning')
+  or diag(join "\n", @warnings);
 like(
 	$log,
-	qr/This server is a stock PostgreSQL 18/,
-	'stock server: the log says which server it is');
-unlike($log, qr/undefined symbol/i, 'stock server: no "undefined symbol"');
+	qr/HINT:  Install the PostgreSQL server built with walscale's core patch version \d+/,
+	'stock build on stock: the hint says what to install');
+is( $stock->safe_psql(
+		'postgres',
+		q{SELECT string_agg(backend_type, ',') FROM pg_stat_activity
+WHERE backend_type = 'walscale' AND wait_event = 'Extension'}),
+	'walscale',
+	'stock build on stock: walscale\'s worker runs, to sample wait events');
 
-# without walscale preloaded, the stock server starts again
-$stock->adjust_conf('postgresql.conf', 'shared_preload_libraries', "''");
+$stock->safe_psql('postgres', 'CREATE EXTENSION walscale');
+my $status = $stock->safe_psql(
+	'postgres', q{
+SELECT setting || '=' || configured || ':' || effective || ':' || in_effect
+FROM walscale_setting_status ORDER BY setting});
+is( $status,
+	join("\n",
+		'walscale.auto_interval=10s:10:false',
+		'walscale.fastpath_groups=0:'
+		  . $stock->safe_psql('postgres',
+			'SELECT groups_per_backend FROM walscale_fastpath')
+		  . ':false',
+		'walscale.insert_lock_attempts=0:0:false',
+		'walscale.insert_locks=64:8:false'),
+	'stock build on stock: every setting keeps its value, and none is in effect'
+);
+is( $stock->safe_psql(
+		'postgres',
+		q{SELECT count(*) FROM walscale_setting_status
+WHERE reason ~ 'without walscale''s core patch'}),
+	'4',
+	'stock build on stock: each says the core patch is missing');
+is( $stock->safe_psql(
+		'postgres', q{
+SELECT coalesce(core_version::text, 'none') || ' ' || insert_locks || ' '
+       || insert_locks_configured || ' ' || insert_locks_allocated || ' '
+       || insert_lock_attempts || ' ' || insert_locks_mode
+FROM walscale_settings}),
+	'none 8 64 8 0 not in effect',
+	'stock build on stock: walscale_settings gives what a stock server runs with');
+is( $stock->safe_psql(
+		'postgres',
+		q{SELECT overflows IS NULL AND slots_per_backend = 16 * groups_per_backend
+FROM walscale_fastpath}),
+	't',
+	'stock build on stock: walscale_fastpath gives the groups and no overflow count');
+is($stock->safe_psql('postgres', 'SELECT count(*) FROM walscale_auto_decisions'),
+	'0', 'stock build on stock: walscale_auto_decisions has no decision');
+is($stock->safe_psql('postgres', 'SELECT walscale_reset() IS NOT NULL'),
+	't', 'stock build on stock: walscale_reset() works');
+foreach my $view ('walscale_stats')
+{
+	my ($stdout, $stderr);
+	$stock->psql(
+		'postgres', "\\set VERBOSITY verbose\nSELECT * FROM $view",
+		stdout => \$stdout,
+		stderr => \$stderr);
+	like(
+		$stderr,
+		qr/ERROR:  0A000: $view needs walscale's core patch\nDETAIL:  $no_core/,
+		"stock build on stock: $view raises 0A000, and says why");
+}
+is( $stock->safe_psql(
+		'postgres',
+		q{SELECT string_agg(setting || ':' || coalesce(recommended_value, 'NULL'), ','
+                 ORDER BY setting) FROM walscale_advice}),
+	'walscale.fastpath_groups:NULL,walscale.insert_lock_attempts:NULL,walscale.insert_locks:NULL',
+	'stock build on stock: walscale_advice works, with too little data yet');
+$stock->command_ok(
+	[ 'pgbench', '--initialize', '--scale' => 1, 'postgres' ],
+	'stock build on stock: pgbench --initialize');
+$stock->pgbench(
+	'--no-vacuum --client=4 --jobs=2 --time=2',
+	0,
+	[ qr{transactions actually processed: [1-9]}, qr{number of failed transactions: 0 } ],
+	[qr{^$}],
+	'stock build on stock: pgbench');
+$stock->stop;
+
+# a bad value still stops the server, as PostgreSQL does for its own
+$stock->append_conf('postgresql.conf', 'walscale.insert_locks = 0');
+$log_offset = -s $stock->logfile;
+ok(!$stock->start(fail_ok => 1),
+	'stock build on stock: walscale.insert_locks = 0 stops the server');
+like(
+	slurp_file($stock->logfile, $log_offset),
+	qr/invalid value for parameter "walscale.insert_locks": 0/,
+	'stock build on stock: the log names the setting');
+$stock->adjust_conf('postgresql.conf', 'walscale.insert_locks', '64');
 $stock->start;
 is($stock->safe_psql('postgres', 'SELECT 1'),
-	'1', 'stock server starts again without walscale');
+	'1', 'stock build on stock: starts again once the value is fixed');
 $stock->stop;
 
 done_testing();

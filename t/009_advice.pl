@@ -109,7 +109,7 @@ is($locks->{current_value} . ' ' . $locks->{recommended_value} . ' ' . $locks->{
 	'1 2 f', 'contended: 1 lock, 2 recommended, on a reload');
 like($locks->{reason}, qr/^Backends slept on [\d.]+ of every 1000 acquisitions, at least 2, with most locks in use: more locks let more of them insert at once\.$/,
 	'contended: the reason is the blocking waits');
-like($locks->{evidence}, qr/^\d+ acquisitions, \d+ blocking waits \([\d.]+ per 1000\), [\d.]+ ms blocked, 1 of 1 active locks used$/,
+like($locks->{evidence}, qr/^\d+ acquisitions, \d+ blocking waits \([\d.]+ per 1000\), [\d.]+ ms blocked, 1 of 1 active locks used; \d+ active backend samples over \d+ s: [\d.]+% of active time on the WAL insertion locks \(LWLock:WALInsert\), [\d.]+% on WAL write and flush, most on [a-zA-Z ]+ \([\d.]+%\)$/,
 	'contended: the evidence has the figures');
 my $attempts = advice('walscale.insert_lock_attempts');
 note("contended, walscale.insert_lock_attempts: $attempts->{reason}");
@@ -182,7 +182,7 @@ $want *= 2 while $want * 16 < 2 * $most;
 is($fp->{current_value} . ' ' . $fp->{recommended_value} . ' ' . $fp->{needs_restart},
 	"1 $want t",
 	"fast path: $want groups (twice $most slots, a power of two) recommended, at a restart");
-like($fp->{reason}, qr/^Transactions needed up to $most fast-path slots and \d+ lock acquisitions overflowed: $want groups hold twice that, as headroom because relations hash to groups unevenly\.$/,
+like($fp->{reason}, qr/^Transactions needed up to $most fast-path slots and \d+ lock acquisitions overflowed: $want groups hold twice that, as headroom because relations hash to groups unevenly; it costs [\d.]+ kB of shared memory \(7 groups x 72 bytes x \d+ processes\)\.$/,
 	'fast path: the reason names the slots, the overflows and the headroom');
 
 # applied: nothing overflows, and the advice holds (relation OIDs in a row

@@ -109,7 +109,9 @@ sub check_panic_and_recovery
 	$node->safe_psql('postgres',
 		"SELECT injection_points_attach('$point', 'error')");
 	write_case_conf($node, 32, 0);
-	$node->safe_psql('postgres', 'SELECT pg_reload_conf()');
+	# by signal, not by a session, which the PANIC could end before it is
+	# told that pg_reload_conf() succeeded
+	$node->reload;
 	check_panic_and_recovery($label, $point, $log_offset);
 	is( $node->safe_psql(
 			'postgres', 'SELECT insert_locks FROM walscale_settings'),

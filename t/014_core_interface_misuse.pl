@@ -123,7 +123,9 @@ INSERT INTO committed VALUES (-1);
 	$node->safe_psql('postgres',
 		"SELECT walscale_test_attach_resize('walscale-resize-all-locks-held', 4)");
 	write_case_conf($node, 32, 0);
-	$node->safe_psql('postgres', 'SELECT pg_reload_conf()');
+	# by signal, not by a session, which the PANIC could end before it is
+	# told that pg_reload_conf() succeeded
+	$node->reload;
 	# a PANIC, or the failed assertion of a server that let the call through
 	$node->wait_for_log(qr/PANIC:  |TRAP: /, $offset);
 	my $log = slurp_file($node->logfile, $offset);
