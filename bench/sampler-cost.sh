@@ -70,7 +70,14 @@ procs_note="max_connections = $((clients + 20))"
 # --- 1. instructions per round, under callgrind ------------------------------
 mkdir -p "$dir/cg"
 chown "$run_user" "$dir/cg"
-run env PGDATA="$data" valgrind --tool=callgrind --trace-children=yes \
+# Sampling starts once the sessions are connected and stops before the
+# server does, each by a reload, so that the worker's profile, which
+# collects only inside walscale_waits_sample(), holds exactly the rounds
+# walscale_sampling counts.  (callgrind_control cannot reach a PostgreSQL
+# child: the postmaster overwrites the environment vgdb names its FIFOs
+# from, for its process titles.)
+sed -i 's/^walscale.sample_interval = .*/walscale.sample_interval = 0/' "$data/postgresql.conf"
+run env PGDATA="$data" valgrind --tool=callgrind --trace-children=yes --vgdb=no \
 	--toggle-collect=walscale_waits_sample --dump-instr=no \
 	--callgrind-out-file="$dir/cg/cg.%p" \
 	"$pg/bin/postgres" -D "$data" >"$dir/valgrind.log" 2>&1 &
@@ -83,35 +90,43 @@ sessions=()
 for i in $(seq "$clients"); do
 	if [ $((i % 2)) = 0 ]; then
 		run "$pg/bin/psql" -X -q -h "$dir" -p "$port" -d postgres \
-			-c "SELECT pg_sleep($cg_seconds + 30)" >/dev/null 2>&1 &
+			-c "SELECT pg_sleep($cg_seconds + 60)" >/dev/null 2>&1 &
 	else
 		# an idle session: psql waits on its stdin, the backend in ClientRead
-		sleep $((cg_seconds + 30)) | run "$pg/bin/psql" -X -q -h "$dir" -p "$port" -d postgres >/dev/null 2>&1 &
+		sleep $((cg_seconds + 60)) | run "$pg/bin/psql" -X -q -h "$dir" -p "$port" -d postgres >/dev/null 2>&1 &
 	fi
 	sessions+=($!)
 done
-sleep 5
-# count from here: zero the worker's profile, read the rounds, and dump it
-# after CG_SECONDS with the rounds read again
+for _ in $(seq 600); do
+	[ "$(sql "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend'")" -gt "$clients" ] && break
+	sleep 0.5
+done
 wpid=$(sql "SELECT pid FROM pg_stat_activity WHERE backend_type = 'walscale'")
-run callgrind_control -z "$wpid" >/dev/null
-r0=$(sql 'SELECT rounds FROM walscale_sampling')
+sql "ALTER SYSTEM SET walscale.sample_interval = '10ms'" >/dev/null
+sql 'SELECT pg_reload_conf()' >/dev/null
 sleep "$cg_seconds"
-r1=$(sql 'SELECT rounds FROM walscale_sampling')
-run callgrind_control -d "$wpid" >/dev/null
+sql "ALTER SYSTEM SET walscale.sample_interval = 0" >/dev/null
+sql 'SELECT pg_reload_conf()' >/dev/null
+for _ in $(seq 100); do
+	[ "$(sql 'SELECT sample_interval_ms FROM walscale_sampling')" = 0 ] && break
+	sleep 0.2
+done
 sleep 1
+cg_calls=$(sql 'SELECT rounds FROM walscale_sampling')
+read -r cg_active cg_idle < <(sql 'SELECT active_samples, idle_samples FROM walscale_sampling' | tr '|' ' ')
 kill "${sessions[@]}" 2>/dev/null || true
 pg_stop
 wait 2>/dev/null || true
-dump=$(ls "$dir/cg/cg.$wpid".* 2>/dev/null | grep -v "cg.$wpid\$" | head -1)
-[ -n "$dump" ] || { echo "sampler-cost: callgrind wrote no dump for the worker ($wpid)" >&2; exit 1; }
+dump="$dir/cg/cg.$wpid"
+[ -f "$dump" ] || { echo "sampler-cost: callgrind wrote no profile for the worker ($wpid)" >&2; exit 1; }
 best=$(sed -n 's/^totals: *//p' "$dump" | head -1)
-cg_calls=$((r1 - r0))
 [ "$cg_calls" -gt 0 ] || { echo "sampler-cost: no sampling round under callgrind" >&2; exit 1; }
+echo "sampler-cost: $cg_active active and $cg_idle idle backend samples in $cg_calls rounds"
 per_round=$((best / cg_calls))
 echo "sampler-cost: $per_round instructions per round ($best in $cg_calls rounds; $clients sessions, half busy, half idle; $procs_note)"
 
 # --- 2. natively, interleaved ---------------------------------------------------
+sed -i 's/^walscale.sample_interval = .*/walscale.sample_interval = 10ms/' "$data/postgresql.conf"
 pg_start
 run "$pg/bin/pgbench" -h "$dir" -p "$port" -i -s 1 -q postgres >/dev/null 2>&1
 cat >"$dir/commit.sql" <<'EOF'
