@@ -60,7 +60,8 @@ walscale_rules_min_locks(int cpus)
 /*
  * The most locks auto mode uses: 8 per CPU, a power of two, at least
  * PostgreSQL's 8.  Sokolov's 8-core laptop was fastest at 64 to 128 locks
- * with 200 and 400 clients (seeds/000); more locks than that only lengthen
+ * with 200 and 400 clients ("Increase NUM_XLOGINSERT_LOCKS", pgsql-hackers,
+ * Jan 2025); more locks than that only lengthen
  * flushes.
  */
 int
@@ -75,7 +76,7 @@ walscale_rules_max_locks(int cpus, int stock_locks, int core_max_locks)
  * The number auto mode starts with at server start: one lock per CPU,
  * rounded up to a power of two, never below PostgreSQL's 8.  On Greg Smith's
  * 24-core server 8 locks gave most of the gain over 1 and 24 locks about 10%
- * more (seeds/004): about one lock per core is where the gain stops, and 8
+ * more ("Fixed xloginsert_locks for 9.4", pgsql-hackers, 2014): about one lock per core is where the gain stops, and 8
  * keeps stock behaviour on small machines.  Contention then grows it.
  */
 int

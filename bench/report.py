@@ -23,9 +23,6 @@ TARGET_RECORD = 1.0          # % more per WAL record, walscale 8/0 vs stock
 TARGET_COMMIT_64 = 1.0       # % more per commit at 64 locks vs stock's 8
 TARGET_COMMIT_1024 = 10.0    # % more per commit at 1024 locks vs stock's 8
 
-# BRIEF.md: stock 18.6 with NUM_XLOGINSERT_LOCKS raised, per commit.
-BRIEF_COMMIT = {8: 52000, 64: 54400, 1024: 94700}
-
 SWEEP_WORKLOADS_ORDER = ["insdel", "tpcb", "fp_fit", "fp_overflow", "walmsg", "synccommit"]
 
 
@@ -365,7 +362,7 @@ def instructions_section(d, lines):
                  "FROM generate_series(1, N)`, one small non-transactional record each, not flushed.")
     lines.append("- **per commit**: N lines `INSERT INTO cg_commit VALUES (1);`, each its own "
                  "transaction whose commit flushes WAL (`XLogFlush` -> `WaitXLogInsertionsToFinish`), "
-                 "the method behind BRIEF.md's 52.0k / 54.4k / 94.7k per commit at 8 / 64 / 1024 locks "
+                 "the method behind the reference figures' 52.0k / 54.4k / 94.7k per commit at 8 / 64 / 1024 locks "
                  "for stock with the constant raised.")
     lines.append("- **per commit (plpgsql)**: `DO $$ ... FOR i IN 1..N LOOP INSERT ...; COMMIT; END LOOP $$`: "
                  "the same commit without parsing and planning a statement, so the flush path is a "
@@ -381,8 +378,8 @@ def instructions_section(d, lines):
                            "vs stock", "instr / commit (plpgsql)", "vs stock"], rows))
     lines.append("")
     if st:
-        lines.append("Stock's own figure against BRIEF.md's: %.1fk per commit here, 52.0k there; "
-                     "BRIEF.md's stock with the constant raised to 64 and 1024 locks: 54.4k (+4.6%%) "
+        lines.append("Stock's own figure against the reference figures': %.1fk per commit here, 52.0k there; "
+                     "the reference stock with the constant raised to 64 and 1024 locks: 54.4k (+4.6%%) "
                      "and 94.7k (+82%%).\n" % (num(st["per_commit"]) / 1000))
 
     # verdicts

@@ -1,5 +1,5 @@
--- seeds/000: insert then delete 1001 rows per transaction on a table with
--- one index (Yura Sokolov, "Increase NUM_XLOGINSERT_LOCKS").
+-- Yura Sokolov, "Increase NUM_XLOGINSERT_LOCKS" (pgsql-hackers, Jan 2025):
+-- insert then delete 1001 rows per transaction on a table with one index.
 \set id random(1, 1000000000000000)
 
 begin;

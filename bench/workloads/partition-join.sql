@@ -1,4 +1,5 @@
--- seeds/002, the case that overflows the fast-path slots: a lookup in
+-- Tomas Vondra, "scalability bottlenecks with (many) partitions (and
+-- more)" (pgsql-hackers), the case that overflows the fast-path slots: a lookup in
 -- pgbench_accounts split into 128 partitions, joined to pgbench_branches,
 -- run with a generic plan (the database sets plan_cache_mode), so every
 -- execution locks all 128 partitions and the parent: about 131 relation
