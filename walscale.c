@@ -41,7 +41,7 @@
 
 #include "walscale.h"
 
-PG_MODULE_MAGIC_EXT(.name = "walscale",.version = "1.3");
+PG_MODULE_MAGIC_EXT(.name = "walscale",.version = "1.4");
 
 /* Largest walscale.insert_lock_attempts; more only delays the sleep. */
 #define WALSCALE_MAX_ATTEMPTS	16
@@ -49,6 +49,7 @@ PG_MODULE_MAGIC_EXT(.name = "walscale",.version = "1.3");
 /* GUC variables */
 int			walscale_insert_locks = WALSCALE_INSERT_LOCKS_AUTO;
 int			walscale_auto_interval = 10;
+int			walscale_auto_min_locks_setting = WALSCALE_STOCK_INSERT_LOCKS;
 int			walscale_sample_interval = WALSCALE_SAMPLE_INTERVAL_DEFAULT;
 static int	walscale_insert_lock_attempts = 0;
 static int	walscale_fastpath_groups = 0;
@@ -515,6 +516,17 @@ _PG_init(void)
 							GUC_UNIT_S,
 							NULL, NULL, NULL);
 
+	DefineCustomIntVariable("walscale.auto_min_locks",
+							"Fewest WAL insertion locks auto mode goes down to.",
+							"PostgreSQL's own 8 by default, so that auto mode "
+							"never has fewer locks than a stock server.",
+							&walscale_auto_min_locks_setting,
+							WALSCALE_STOCK_INSERT_LOCKS,
+							1, XLOG_INSERT_LOCKS_MAX,
+							PGC_SIGHUP,
+							0,
+							NULL, NULL, NULL);
+
 	DefineCustomIntVariable("walscale.sample_interval",
 							"Time between two samples of the backends' wait events.",
 							"0 turns sampling off.",
@@ -789,9 +801,12 @@ walscale_settings_info(PG_FUNCTION_ARGS)
 		tupdesc->natts != SETTINGS_COLS_V1_2)
 		elog(ERROR, "incorrect number of output arguments");
 
-	/* without the core: what a stock server runs with, no core version */
-	values[i] = Int32GetDatum(walscale_core_active ? WalscaleCoreVersion : 0);
-	nulls[i++] = !walscale_core_active;
+	/*
+	 * Without the core: what a stock server runs with; the core's version
+	 * where there is one, even another than walscale's, to say which.
+	 */
+	values[i] = Int32GetDatum(&WalscaleCoreVersion != NULL ? WalscaleCoreVersion : 0);
+	nulls[i++] = &WalscaleCoreVersion == NULL;
 	values[i++] = Int32GetDatum(walscale_core_active ? GetNumWALInsertLocks() :
 								WALSCALE_STOCK_INSERT_LOCKS);
 	if (tupdesc->natts >= SETTINGS_COLS_V1_1)
@@ -847,6 +862,7 @@ walscale_setting_status(PG_FUNCTION_ARGS)
 		"walscale.insert_lock_attempts",
 		"walscale.fastpath_groups",
 		"walscale.auto_interval",
+		"walscale.auto_min_locks",
 	};
 	char	   *no_core = walscale_core_active ? NULL :
 		walscale_core_missing_reason();
@@ -876,7 +892,8 @@ walscale_setting_status(PG_FUNCTION_ARGS)
 				effective = FastPathLockGroupsPerBackend;
 				break;
 			default:
-				effective = walscale_auto_interval;
+				effective = k == 3 ? walscale_auto_interval :
+					walscale_auto_min_locks();
 				if (reason == NULL &&
 					walscale_insert_locks != WALSCALE_INSERT_LOCKS_AUTO)
 					reason = "Auto mode is off: \"walscale.insert_locks\" is not -1.";

@@ -34,6 +34,7 @@
 extern bool walscale_core_active;
 extern PGDLLIMPORT int walscale_insert_locks;
 extern PGDLLIMPORT int walscale_auto_interval;
+extern PGDLLIMPORT int walscale_auto_min_locks_setting;
 extern int	walscale_resize_to(int target);
 extern void walscale_require_preloaded(void);
 extern void walscale_require_core(const char *what);
@@ -116,6 +117,7 @@ extern void walscale_waits_shmem_init(LWLock *lock);
 extern void walscale_waits_reset(void);
 extern bool walscale_waits_due(long *timeout_ms);
 extern void walscale_waits_sample(void);
+extern void walscale_waits_activity(uint64 *rounds, uint64 *active);
 extern const char *walscale_wait_group(uint32 event);
 extern void walscale_waits_snapshot(WalscaleWaitsSnapshot *snap);
 extern uint64 walscale_waits_group_samples(const WalscaleWaitsSnapshot *snap,

@@ -48,6 +48,16 @@
 #define ADVICE_MIN_ACQUISITIONS		1000
 #define ADVICE_MIN_XACTS			100
 
+/*
+ * With a fixed number, the advice judges the span since the reset as a
+ * whole, by blocking waits per 1000 acquisitions: more than 2 suggest more
+ * locks, fewer than 0.2 with most locks idle suggest fewer.  Auto mode
+ * decides window by window on the share of active time blocked instead
+ * (walscale_auto_rules.h).
+ */
+#define ADVICE_GROW_WAITS_PER_1000		2.0
+#define ADVICE_SHRINK_WAITS_PER_1000	0.2
+
 /* transactions a backend counts before adding them to the shared count */
 #define ADVICE_XACT_BATCH			16
 
@@ -556,7 +566,7 @@ walscale_advice(PG_FUNCTION_ARGS)
 	contended = c[WALINSERT_CONTENDED];
 	waits_per_1000 = acquisitions > 0 ?
 		c[WALINSERT_BLOCKED] * 1000.0 / acquisitions : 0;
-	contention = waits_per_1000 >= WALSCALE_GROW_WAITS_PER_1000 &&
+	contention = waits_per_1000 >= ADVICE_GROW_WAITS_PER_1000 &&
 		f.locks_used * 2 >= f.nactive;
 	/* locks active before a resize count as used: say so */
 	locks_used_text = f.resized ?
@@ -591,7 +601,7 @@ walscale_advice(PG_FUNCTION_ARGS)
 	{
 		row.recommended = psprintf("%d", Min(f.nactive * 2, max_locks));
 		row.reason = psprintf("Backends slept on %.1f of every 1000 acquisitions, at least %g, with most locks in use: more locks let more of them insert at once.",
-							  waits_per_1000, WALSCALE_GROW_WAITS_PER_1000);
+							  waits_per_1000, ADVICE_GROW_WAITS_PER_1000);
 	}
 	else if (contention)
 	{
@@ -599,7 +609,7 @@ walscale_advice(PG_FUNCTION_ARGS)
 		row.reason = psprintf("Backends slept on %.1f of every 1000 acquisitions, but %d locks are already the most that helps on %d CPUs.",
 							  waits_per_1000, f.nactive, walscale_auto_cpus());
 	}
-	else if (waits_per_1000 < WALSCALE_SHRINK_WAITS_PER_1000 &&
+	else if (waits_per_1000 < ADVICE_SHRINK_WAITS_PER_1000 &&
 			 f.locks_used * 2 <= f.nactive && f.nactive > 1)
 	{
 		row.recommended = psprintf("%d", (int) pg_nextpower2_32((uint32) Max(f.locks_used, 1)));
@@ -610,7 +620,7 @@ walscale_advice(PG_FUNCTION_ARGS)
 	{
 		row.recommended = pstrdup(row.current);
 		row.reason = psprintf("%.1f blocking waits per 1000 acquisitions is below %g, and %d of %d locks are in use: the number fits the load.",
-							  waits_per_1000, WALSCALE_GROW_WAITS_PER_1000,
+							  waits_per_1000, ADVICE_GROW_WAITS_PER_1000,
 							  f.locks_used, f.nactive);
 	}
 	advice_put(rsinfo, &row, f.stats_reset, now);

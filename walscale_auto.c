@@ -8,12 +8,14 @@
  *
  * Every walscale.auto_interval the worker reads the per-lock counters of
  * the core patch and takes their change over the window it just closed:
- * acquisitions, acquisitions that slept, the time slept, and how many of the
- * active locks were taken at all.  The rules that turn those figures into
- * grow, shrink or hold are pure functions in walscale_auto_rules.c, so that
- * unit tests can call them (t/010_auto_rules.pl); this file gathers what
- * they need from the counters, the clock and the CPU count, and applies and
- * records their decisions.
+ * acquisitions of each lock, acquisitions that slept, and the time slept;
+ * with them, the mean number of active backends its wait sampler saw, the
+ * window's length on the monotonic clock, and the CPUs the server may use
+ * (its affinity mask and cgroup quota, not only those online).  The rules
+ * that turn those figures into grow, shrink or hold are pure functions in
+ * walscale_auto_rules.c, so that unit tests (t/010_auto_rules.pl) and the
+ * simulator (make simulate) call the same code; this file gathers what they
+ * need and applies and records their decisions.
  *
  * Copyright (c) 2026, walscale developers
  *
@@ -21,10 +23,13 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include "access/xlog.h"
 #include "funcapi.h"
+#include "portability/instr_time.h"
 #include "storage/shmem.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
@@ -36,6 +41,10 @@
 #define AUTO_DECISIONS_KEPT		64
 
 #define AUTO_REASON_LEN			64
+
+/* walscale_auto_decisions' columns, and before extension version 1.4 */
+#define DECISIONS_COLS			12
+#define DECISIONS_COLS_V1_2		10
 
 typedef struct AutoDecision
 {
@@ -49,6 +58,8 @@ typedef struct AutoDecision
 	double		waits_per_1000;
 	double		blocked_ms_per_s;
 	int			locks_used;
+	double		backends;
+	double		blocked_share;
 } AutoDecision;
 
 typedef struct WalscaleAutoShared
@@ -63,7 +74,9 @@ static WalscaleAutoShared *auto_shared = NULL;
 /* The controller's state, in the background worker only. */
 typedef struct AutoWindow
 {
-	TimestampTz start;
+	instr_time	start;			/* monotonic: a clock step moves no window */
+	uint64		sample_rounds;
+	uint64		active_samples;
 	int			nlocks;			/* active locks during the window */
 	uint64		acquisitions[XLOG_INSERT_LOCKS_MAX];
 	uint64		blocked[XLOG_INSERT_LOCKS_MAX];
@@ -71,7 +84,10 @@ typedef struct AutoWindow
 } AutoWindow;
 
 static AutoWindow window;
-static AutoRulesState rules_state = {.quiet_needed = AUTO_QUIET_WINDOWS};
+static AutoRulesState rules_state;
+
+/* the CPU count, read once per worker: it changes only with a restart */
+static int	auto_cpus = 0;
 
 PG_FUNCTION_INFO_V1(walscale_auto_decisions);
 
@@ -95,13 +111,124 @@ walscale_auto_shmem_init(LWLock *lock, bool found)
 	}
 }
 
-/* Online CPUs, as the worker sees them; 1 if the system will not say. */
+/* CPUs in this process's affinity mask; 0 if the system will not say. */
+static int
+affinity_cpus(void)
+{
+#ifdef CPU_COUNT_S
+	for (int size = 1024; size <= 65536; size *= 2)
+	{
+		cpu_set_t  *set = CPU_ALLOC(size);
+		size_t		bytes = CPU_ALLOC_SIZE(size);
+		int			n = 0;
+
+		if (set == NULL)
+			return 0;
+		if (sched_getaffinity(0, bytes, set) == 0)
+			n = CPU_COUNT_S(bytes, set);
+		CPU_FREE(set);
+		if (n > 0 || errno != EINVAL)
+			return n;
+	}
+#endif
+	return 0;
+}
+
+/*
+ * The CPU quota of cgroup v2's cpu.max ("max 100000", or quota and period
+ * in microseconds) at the cgroup of this process and each of its ancestors,
+ * the smallest; or cgroup v1's cpu.cfs_quota_us over cpu.cfs_period_us.  0
+ * when there is none, or it cannot be read.
+ */
+static double
+read_quota(const char *quota_file, const char *period_file)
+{
+	FILE	   *f;
+	char		quota[32] = "";
+	double		period = 0;
+	double		result = 0;
+
+	if ((f = fopen(quota_file, "r")) == NULL)
+		return 0;
+	if (period_file == NULL)
+	{
+		/* v2: both figures in one file */
+		if (fscanf(f, "%31s %lf", quota, &period) != 2)
+			period = 0;
+	}
+	else if (fscanf(f, "%31s", quota) == 1)
+	{
+		FILE	   *p = fopen(period_file, "r");
+
+		if (p == NULL || fscanf(p, "%lf", &period) != 1)
+			period = 0;
+		if (p != NULL)
+			fclose(p);
+	}
+	fclose(f);
+	if (period > 0 && strcmp(quota, "max") != 0 && atof(quota) > 0)
+		result = atof(quota) / period;
+	return result;
+}
+
+static double
+quota_cpus(void)
+{
+	FILE	   *f = fopen("/proc/self/cgroup", "r");
+	char		line[MAXPGPATH];
+	char		path[MAXPGPATH] = "";
+	double		best = 0;
+
+	if (f != NULL)
+	{
+		while (fgets(line, sizeof(line), f) != NULL)
+		{
+			/* cgroup v2: "0::/the/path" */
+			if (strncmp(line, "0::", 3) == 0)
+			{
+				strlcpy(path, line + 3, sizeof(path));
+				path[strcspn(path, "\n")] = '\0';
+			}
+		}
+		fclose(f);
+	}
+	for (;;)
+	{
+		char		file[MAXPGPATH + 32];
+		double		q;
+		char	   *slash;
+
+		snprintf(file, sizeof(file), "/sys/fs/cgroup%s/cpu.max", path);
+		q = read_quota(file, NULL);
+		if (q > 0 && (best == 0 || q < best))
+			best = q;
+		slash = strrchr(path, '/');
+		if (slash == NULL)
+			break;
+		*slash = '\0';
+	}
+	if (best == 0)
+		best = read_quota("/sys/fs/cgroup/cpu/cpu.cfs_quota_us",
+						  "/sys/fs/cgroup/cpu/cpu.cfs_period_us");
+	return best;
+}
+
+/*
+ * The CPUs this server may use: those online, in its affinity mask and
+ * within its cgroup quota, the fewest.  A 4-CPU container on a 96-core host
+ * is a 4-CPU server.  Read once: the bounds it gives must stay put.
+ */
 int
 walscale_auto_cpus(void)
 {
-	long		n = sysconf(_SC_NPROCESSORS_ONLN);
+	if (auto_cpus == 0)
+	{
+		long		online = sysconf(_SC_NPROCESSORS_ONLN);
 
-	return n >= 1 ? (int) Min(n, 4096) : 1;
+		auto_cpus = walscale_rules_cpus(online > 0 ? (int) Min(online, 4096) : 0,
+										affinity_cpus(), quota_cpus());
+	}
+	return auto_cpus;
 }
 
 /* The bounds and the start of walscale_auto_rules.c, for this machine. */
@@ -116,7 +243,8 @@ walscale_auto_max_locks(void)
 int
 walscale_auto_min_locks(void)
 {
-	return walscale_rules_min_locks(walscale_auto_cpus());
+	return walscale_rules_min_locks(walscale_auto_min_locks_setting,
+									walscale_auto_max_locks());
 }
 
 int
@@ -130,7 +258,8 @@ walscale_auto_start_locks(void)
 static void
 auto_record(int from, int to, const char *reason, double window_s,
 			uint64 acquisitions, uint64 blocking_waits, double waits_per_1000,
-			double blocked_ms_per_s, int locks_used)
+			double blocked_ms_per_s, int locks_used, double backends,
+			double blocked_share)
 {
 	AutoDecision *d;
 
@@ -146,6 +275,8 @@ auto_record(int from, int to, const char *reason, double window_s,
 	d->waits_per_1000 = waits_per_1000;
 	d->blocked_ms_per_s = blocked_ms_per_s;
 	d->locks_used = locks_used;
+	d->backends = backends;
+	d->blocked_share = blocked_share;
 	auto_shared->ndecisions++;
 	LWLockRelease(auto_shared->lock);
 }
@@ -154,7 +285,8 @@ auto_record(int from, int to, const char *reason, double window_s,
 static void
 auto_open_window(void)
 {
-	window.start = GetCurrentTimestamp();
+	INSTR_TIME_SET_CURRENT(window.start);
+	walscale_waits_activity(&window.sample_rounds, &window.active_samples);
 	window.nlocks = GetNumWALInsertLocks();
 	for (int i = 0; i < window.nlocks; i++)
 	{
@@ -178,18 +310,23 @@ walscale_auto_begin(AutoBeginCause cause)
 {
 	int			current = GetNumWALInsertLocks();
 	int			max = walscale_auto_max_locks();
-	int			target = walscale_rules_begin(&rules_state, current, max);
+	int			min = walscale_auto_min_locks();
+	int			target = walscale_rules_begin(&rules_state, current, min, max);
 	char		reason[AUTO_REASON_LEN];
 
 	if (target != current)
 	{
-		snprintf(reason, sizeof(reason), "above the maximum for %d CPUs",
-				 walscale_auto_cpus());
+		if (target > current)
+			snprintf(reason, sizeof(reason), "below the floor of %d", min);
+		else
+			snprintf(reason, sizeof(reason), "above the maximum for %d CPUs",
+					 walscale_auto_cpus());
 		ereport(LOG,
-				(errmsg("walscale: auto mode lowers WAL insertion locks from %d to %d, the most for %d CPUs",
-						current, target, walscale_auto_cpus())));
+				(errmsg("walscale: auto mode %s WAL insertion locks from %d to %d (%d CPUs: between %d and %d)",
+						target > current ? "raises" : "lowers",
+						current, target, walscale_auto_cpus(), min, max)));
 		walscale_resize_to(target);
-		auto_record(current, target, reason, 0, 0, 0, 0, 0, 0);
+		auto_record(current, target, reason, 0, 0, 0, 0, 0, 0, 0, 0);
 	}
 	else
 	{
@@ -201,8 +338,8 @@ walscale_auto_begin(AutoBeginCause cause)
 		ereport(LOG,
 				(errmsg("walscale: auto mode on with %d WAL insertion locks (%d CPUs: between %d and %d)",
 						current, walscale_auto_cpus(),
-						walscale_auto_min_locks(), max)));
-		auto_record(current, current, reason, 0, 0, 0, 0, 0, 0);
+						min, max)));
+		auto_record(current, current, reason, 0, 0, 0, 0, 0, 0, 0, 0);
 	}
 	auto_open_window();
 }
@@ -213,9 +350,12 @@ walscale_auto_begin(AutoBeginCause cause)
 bool
 walscale_auto_due(long *timeout_ms)
 {
-	TimestampTz end = TimestampTzPlusMilliseconds(window.start,
-												  walscale_auto_interval * 1000);
-	long		left = TimestampDifferenceMilliseconds(GetCurrentTimestamp(), end);
+	instr_time	now;
+	long		left;
+
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, window.start);
+	left = walscale_auto_interval * 1000L - (long) INSTR_TIME_GET_MILLISEC(now);
 
 	*timeout_ms = Max(left, 1);
 	return left <= 0;
@@ -227,12 +367,15 @@ walscale_auto_due(long *timeout_ms)
 void
 walscale_auto_step(void)
 {
-	TimestampTz now = GetCurrentTimestamp();
+	instr_time	elapsed;
 	int			current = GetNumWALInsertLocks();
 	int			nlocks = Min(current, window.nlocks);
 	AutoWindowFigures figures = {0};
 	AutoVerdict verdict;
+	uint64		rounds;
+	uint64		active;
 	int			target;
+	static uint64 lock_acquisitions[XLOG_INSERT_LOCKS_MAX];
 
 	/* someone else changed the number (cannot happen in auto mode): restart */
 	if (current != window.nlocks)
@@ -251,11 +394,17 @@ walscale_auto_step(void)
 		figures.acquisitions += acq;
 		figures.blocking_waits += c[WALINSERT_BLOCKED] - window.blocked[i];
 		figures.blocked_ns += c[WALINSERT_BLOCKED_NS] - window.blocked_ns[i];
-		if (acq > 0)
-			figures.locks_used++;
+		lock_acquisitions[i] = acq;
 	}
+	INSTR_TIME_SET_CURRENT(elapsed);
+	INSTR_TIME_SUBTRACT(elapsed, window.start);
+	walscale_waits_activity(&rounds, &active);
+	figures.lock_acquisitions = lock_acquisitions;
 	figures.active_locks = current;
-	figures.window_s = Max((now - window.start) / 1000000.0, 0.001);
+	figures.backends = rounds > window.sample_rounds ?
+		(double) (active - window.active_samples) / (rounds - window.sample_rounds) : 0;
+	figures.window_s = Max(INSTR_TIME_GET_DOUBLE(elapsed), 0.001);
+	figures.cpus = walscale_auto_cpus();
 	figures.min_locks = walscale_auto_min_locks();
 	figures.max_locks = walscale_auto_max_locks();
 
@@ -264,27 +413,30 @@ walscale_auto_step(void)
 	if (target != current)
 	{
 		ereport(LOG,
-				(errmsg("walscale: auto mode %s WAL insertion locks from %d to %d (%s): %.1f blocking waits per 1000 acquisitions (grow at %g, shrink below %g), %.1f ms blocked per second, %d of %d locks used, %llu acquisitions in %.1f s",
+				(errmsg("walscale: auto mode %s WAL insertion locks from %d to %d (%s): %.2f%% of active backend time blocked on them (grow at %g%%, quiet below %g%%), %.1f active backends, %.1f blocking waits per 1000 acquisitions, %d of %d locks used, %llu acquisitions in %.1f s",
 						target > current ? "raises" : "lowers",
 						current, target, verdict.reason,
-						verdict.waits_per_1000,
-						WALSCALE_GROW_WAITS_PER_1000,
-						WALSCALE_SHRINK_WAITS_PER_1000,
-						verdict.blocked_ms_per_s, figures.locks_used, current,
+						verdict.blocked_share * 100,
+						AUTO_GROW_BLOCKED_SHARE * 100,
+						AUTO_SHRINK_BLOCKED_SHARE * 100,
+						figures.backends, verdict.waits_per_1000,
+						verdict.locks_used, current,
 						(unsigned long long) figures.acquisitions,
 						figures.window_s)));
 		walscale_resize_to(target);
 		auto_record(current, target, verdict.reason, figures.window_s,
 					figures.acquisitions, figures.blocking_waits,
 					verdict.waits_per_1000, verdict.blocked_ms_per_s,
-					figures.locks_used);
+					verdict.locks_used, figures.backends,
+					verdict.blocked_share);
 	}
 	else
-		elog(DEBUG1, "walscale: auto mode holds %d WAL insertion locks: %.1f blocking waits per 1000 acquisitions, %.1f ms blocked per second, %d locks used, %llu acquisitions in %.1f s, %d of %d quiet windows",
-			 current, verdict.waits_per_1000, verdict.blocked_ms_per_s,
-			 figures.locks_used, (unsigned long long) figures.acquisitions,
-			 figures.window_s, rules_state.quiet_windows,
-			 rules_state.quiet_needed);
+		elog(DEBUG1, "walscale: auto mode holds %d WAL insertion locks: %.2f%% blocked, %.1f active backends, %.1f blocking waits per 1000 acquisitions, %d locks used, %llu acquisitions in %.1f s, %d of %d quiet windows, ceiling %d",
+			 current, verdict.blocked_share * 100, figures.backends,
+			 verdict.waits_per_1000, verdict.locks_used,
+			 (unsigned long long) figures.acquisitions, figures.window_s,
+			 rules_state.quiet_windows, rules_state.quiet_needed,
+			 rules_state.ceiling);
 
 	auto_open_window();
 }
@@ -299,10 +451,13 @@ walscale_auto_decisions(PG_FUNCTION_ARGS)
 	AutoDecision *copy;
 	uint64		n;
 	uint64		first;
+	int			natts;
 
 	walscale_require_preloaded();
 	InitMaterializedSRF(fcinfo, 0);
-	if (rsinfo->setDesc->natts != 10)
+	/* 10 columns before extension version 1.4 */
+	natts = rsinfo->setDesc->natts;
+	if (natts != DECISIONS_COLS_V1_2 && natts != DECISIONS_COLS)
 		elog(ERROR, "incorrect number of output arguments");
 
 	copy = palloc(sizeof(auto_shared->decisions));
@@ -315,8 +470,8 @@ walscale_auto_decisions(PG_FUNCTION_ARGS)
 	for (uint64 k = first; k < n; k++)
 	{
 		AutoDecision *d = &copy[k % AUTO_DECISIONS_KEPT];
-		Datum		values[10];
-		bool		nulls[10] = {0};
+		Datum		values[DECISIONS_COLS];
+		bool		nulls[DECISIONS_COLS] = {0};
 
 		values[0] = TimestampTzGetDatum(d->time);
 		values[1] = Int32GetDatum(d->from_locks);
@@ -328,6 +483,11 @@ walscale_auto_decisions(PG_FUNCTION_ARGS)
 		values[7] = Float8GetDatum(d->waits_per_1000);
 		values[8] = Float8GetDatum(d->blocked_ms_per_s);
 		values[9] = Int32GetDatum(d->locks_used);
+		if (natts == DECISIONS_COLS)
+		{
+			values[10] = Float8GetDatum(d->backends);
+			values[11] = Float8GetDatum(d->blocked_share);
+		}
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 

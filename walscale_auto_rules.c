@@ -1,30 +1,39 @@
 /*-------------------------------------------------------------------------
  *
  * walscale_auto_rules.c
- *		Auto mode's rules: how many WAL insertion locks to start from, the
- *		bounds, and what to do with the number at the end of each window.
+ *		Auto mode's rules: the CPUs that count, how many WAL insertion locks
+ *		to start from, the bounds, and what to do with the number at the end
+ *		of each window.
  *
- * At the end of each window, from its acquisitions, the acquisitions that
- * slept, the time slept, and how many of the active locks were taken at all:
+ * The signal is the share of active backend time spent asleep on the
+ * insertion locks: the sleep summed over backends, divided by the window's
+ * length and the mean number of active backends the wait sampler saw.  It
+ * means the same with 2 backends as with 2000, on 2 CPUs as on 480.  At the
+ * end of each window:
  *
- * - grow (double the number, up to the maximum) when backends sleep on the
- *	 locks, at or above WALSCALE_GROW_WAITS_PER_1000 blocking waits per 1000
- *	 acquisitions or AUTO_GROW_BLOCKED_MS_PER_S of sleep per second, and at
- *	 least half the active locks are in use (with fewer in use, the sleeps
- *	 come from backends that share a lock by their ProcNumber, not from too
- *	 few locks), in AUTO_HOT_WINDOWS windows in a row;
- * - shrink (halve, down to the minimum) when waits are ten times below the
- *	 grow threshold and at most half the locks are used, for several windows
- *	 in a row: every WAL flush and every all-lock acquisition visits each
- *	 active lock, so idle locks are not free;
+ * - a grow on trial (the previous window's) is judged first: it is kept if
+ *	 the share fell by AUTO_KEEP_CUT of what it was and an active backend
+ *	 inserted faster by at least AUTO_KEEP_GAIN_OF_FREED of the share freed.
+ *	 Otherwise it is undone, and the number it came from is a ceiling for a
+ *	 while: more locks do not cure a wait behind a WAL write that a lock
+ *	 holder makes, nor the next serial point (the reservation spinlock), and
+ *	 each lock costs every flush and every all-lock acquisition;
+ * - grow (double, up to the maximum and the ceiling) when the share is at or
+ *	 above AUTO_GROW_BLOCKED_SHARE, over AUTO_MIN_WAITS sleeps or more, in
+ *	 AUTO_HOT_WINDOWS windows in a row, or in one window right after a grow
+ *	 that was kept (a ramp doubles every window);
+ * - shrink (halve, down to the floor) after quiet_needed windows in a row
+ *	 below AUTO_SHRINK_BLOCKED_SHARE, or idle, unless halving would make two
+ *	 locks that were both used in the window one: backends that did not
+ *	 share a lock would then share one;
  * - otherwise hold.
  *
- * The gap between the two thresholds, the windows a shrink needs, and a
- * window that always starts afresh after a change are the hysteresis: a
- * steady load settles after a few doublings.  A grow that undoes a shrink
- * doubles the quiet windows the next shrink needs, so that a load sitting on
- * the edge cannot make the number swing back and forth.  Windows with too
- * few acquisitions to judge change nothing.
+ * A window with too little data breaks a contended streak and counts as
+ * quiet.  A grow that undoes a shrink doubles the quiet windows the next
+ * shrink needs (up to AUTO_QUIET_WINDOWS_MAX); that backoff halves again
+ * after AUTO_BACKOFF_DECAY_S without another.  The ceiling's hold doubles
+ * at each failure in a row, from AUTO_CEILING_HOLD_S up to
+ * AUTO_CEILING_HOLD_MAX_S, and goes back to its start when a grow is kept.
  *
  * Nothing here reads shared memory, the clock or a GUC (see the header).
  *
@@ -33,6 +42,8 @@
  *-------------------------------------------------------------------------
  */
 #include "c.h"
+
+#include <math.h>
 
 #include "walscale_auto_rules.h"
 
@@ -47,22 +58,40 @@ next_power_of_2(uint32 n)
 	return p;
 }
 
+int
+walscale_rules_cpus(int online, int affinity, double quota_cpus)
+{
+	int			n = 4096;
+
+	/* nothing known: one CPU, whose bounds are PostgreSQL's 8 */
+	if (online <= 0 && affinity <= 0 && quota_cpus <= 0)
+		return 1;
+
+	if (online > 0)
+		n = Min(n, online);
+	if (affinity > 0)
+		n = Min(n, affinity);
+	if (quota_cpus > 0)
+		n = Min(n, (int) Max(ceil(quota_cpus), 1.0));
+	return n;
+}
+
 /*
- * One lock is enough for a single writer, on any number of CPUs; auto mode
- * may go down to it.
+ * The floor: PostgreSQL's 8 unless the DBA set walscale.auto_min_locks
+ * otherwise, and never above the maximum.
  */
 int
-walscale_rules_min_locks(int cpus)
+walscale_rules_min_locks(int dba_min_locks, int max_locks)
 {
-	return 1;
+	return Max(Min(dba_min_locks, max_locks), 1);
 }
 
 /*
  * The most locks auto mode uses: 8 per CPU, a power of two, at least
  * PostgreSQL's 8.  Sokolov's 8-core laptop was fastest at 64 to 128 locks
  * with 200 and 400 clients ("Increase NUM_XLOGINSERT_LOCKS", pgsql-hackers,
- * Jan 2025); more locks than that only lengthen
- * flushes.
+ * Jan 2025); the feedback rule stops short of the maximum where growing
+ * stops helping.
  */
 int
 walscale_rules_max_locks(int cpus, int stock_locks, int core_max_locks)
@@ -76,8 +105,9 @@ walscale_rules_max_locks(int cpus, int stock_locks, int core_max_locks)
  * The number auto mode starts with at server start: one lock per CPU,
  * rounded up to a power of two, never below PostgreSQL's 8.  On Greg Smith's
  * 24-core server 8 locks gave most of the gain over 1 and 24 locks about 10%
- * more ("Fixed xloginsert_locks for 9.4", pgsql-hackers, 2014): about one lock per core is where the gain stops, and 8
- * keeps stock behaviour on small machines.  Contention then grows it.
+ * more ("Fixed xloginsert_locks for 9.4", pgsql-hackers, 2014): about one
+ * lock per core is where the gain stops, and 8 keeps stock behaviour on
+ * small machines.
  */
 int
 walscale_rules_start_locks(int cpus, int stock_locks, int core_max_locks)
@@ -89,25 +119,45 @@ walscale_rules_start_locks(int cpus, int stock_locks, int core_max_locks)
 
 /*
  * Auto mode begins with current_locks in effect: forget the past windows,
- * and return the number to go on from.  More locks than the maximum come
- * down to it at once; fewer are left to the windows to judge.
+ * and return the number to go on from, within the bounds.
  */
 int
-walscale_rules_begin(AutoRulesState *state, int current_locks, int max_locks)
+walscale_rules_begin(AutoRulesState *state, int current_locks, int min_locks,
+					 int max_locks)
 {
-	state->quiet_windows = 0;
-	state->hot_windows = 0;
+	memset(state, 0, sizeof(*state));
 	state->quiet_needed = AUTO_QUIET_WINDOWS;
-	state->last_shrink_from = 0;
+	state->ceiling_hold_s = AUTO_CEILING_HOLD_S;
 
 	if (current_locks > max_locks)
 		return max_locks;
+	if (current_locks < min_locks)
+		return min_locks;
 	return current_locks;
 }
 
 /*
+ * Whether halving from current to target would merge two locks that were
+ * both used: a backend's lock is its ProcNumber modulo the number, so lock
+ * i joins lock i - target.  For a target that is not half (a floor that is
+ * not a power of two), i modulo target is the approximation.
+ */
+static bool
+shrink_merges_used_locks(const uint64 *lock_acquisitions, int current,
+						 int target)
+{
+	for (int i = target; i < current; i++)
+	{
+		if (lock_acquisitions[i] > 0 && lock_acquisitions[i % target] > 0)
+			return true;
+	}
+	return false;
+}
+
+/*
  * Judge a closed window: set the verdict's target (the active number when
- * it holds) and figures, and carry the streaks over to the next window.
+ * it holds) and figures, and carry the streaks, the trial and the ceiling
+ * over to the next window.
  */
 void
 walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
@@ -116,51 +166,143 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 	int			current = window->active_locks;
 	int			min = window->min_locks;
 	int			max = window->max_locks;
-	int			locks_used = window->locks_used;
+	double		backends = window->backends;
+	double		window_s = window->window_s;
 	uint64		acquisitions = window->acquisitions;
-	double		waits_per_1000;
-	double		blocked_ms_per_s;
+	bool		enough = acquisitions >= AUTO_MIN_ACQUISITIONS;
+	bool		hot;
+	bool		quiet;
+	bool		kept_grow = false;
+	double		share;
+	double		rate;
+	int			locks_used = 0;
 	int			target = current;
 	const char *reason = NULL;
 
-	waits_per_1000 = acquisitions > 0 ?
-		window->blocking_waits * 1000.0 / acquisitions : 0;
-	blocked_ms_per_s = window->blocked_ns / 1000000.0 / window->window_s;
+	for (int i = 0; i < current; i++)
+		if (window->lock_acquisitions[i] > 0)
+			locks_used++;
 
-	if (acquisitions < AUTO_MIN_ACQUISITIONS)
+	/* without samples, per CPU: what the backends that run can lose */
+	share = window->blocked_ns / 1e9 / window_s /
+		(backends > 0 ? backends : (double) window->cpus);
+	rate = acquisitions / window_s / (backends > 0 ? backends : 1.0);
+	hot = enough && window->blocking_waits >= AUTO_MIN_WAITS &&
+		share >= AUTO_GROW_BLOCKED_SHARE;
+	quiet = !enough || share < AUTO_SHRINK_BLOCKED_SHARE;
+
+	verdict->waits_per_1000 = acquisitions > 0 ?
+		window->blocking_waits * 1000.0 / acquisitions : 0;
+	verdict->blocked_ms_per_s = window->blocked_ns / 1e6 / window_s;
+	verdict->blocked_share = share;
+	verdict->rate = rate;
+	verdict->locks_used = locks_used;
+
+	/* the ceiling and the backoff wear off with time, not with windows */
+	if (state->ceiling > 0)
 	{
-		/* too little to judge: neither grow nor count towards a shrink */
+		state->ceiling_left_s -= window_s;
+		if (state->ceiling_left_s <= 0)
+			state->ceiling = 0;
 	}
-	else if ((waits_per_1000 >= WALSCALE_GROW_WAITS_PER_1000 ||
-			  blocked_ms_per_s >= AUTO_GROW_BLOCKED_MS_PER_S) &&
-			 locks_used * 2 >= current)
+	state->since_backoff_s += window_s;
+	if (state->quiet_needed > AUTO_QUIET_WINDOWS &&
+		state->since_backoff_s >= AUTO_BACKOFF_DECAY_S)
 	{
+		state->quiet_needed = Max(state->quiet_needed / 2, AUTO_QUIET_WINDOWS);
+		state->since_backoff_s = 0;
+	}
+	state->since_shrink_s += window_s;
+
+	/* the bounds moved (walscale.auto_min_locks reloaded): follow them */
+	if (current < min || current > max)
+	{
+		verdict->target = current < min ? min : max;
+		verdict->reason = current < min ? AUTO_REASON_FLOOR : AUTO_REASON_MAX;
+		state->trial_from = 0;
+		state->hot_windows = 0;
 		state->quiet_windows = 0;
-		/* one hot window may be a burst, or a preempted lock holder */
-		if (current < max && ++state->hot_windows >= AUTO_HOT_WINDOWS)
+		return;
+	}
+
+	/* judge the grow on trial; an idle window cannot, and keeps it */
+	if (state->trial_from > 0)
+	{
+		int			from = state->trial_from;
+
+		state->trial_from = 0;
+		if (enough && current > from)
 		{
-			target = Min(current * 2, max);
-			reason = "contention";
-			/* a grow that undoes a shrink: be slower to shrink next time */
-			if (target == state->last_shrink_from)
-				state->quiet_needed = Min(state->quiet_needed * 2,
-										  AUTO_QUIET_WINDOWS_MAX);
+			double		freed = state->trial_share - share;
+
+			if (share <= state->trial_share * (1.0 - AUTO_KEEP_CUT) &&
+				rate >= state->trial_rate * (1.0 + AUTO_KEEP_GAIN_OF_FREED * freed))
+			{
+				kept_grow = true;
+				state->ceiling_hold_s = AUTO_CEILING_HOLD_S;
+			}
+			else
+			{
+				target = Max(from, min);
+				reason = AUTO_REASON_UNDO;
+				state->ceiling = target;
+				state->ceiling_left_s = state->ceiling_hold_s;
+				state->ceiling_hold_s = Min(state->ceiling_hold_s * 2,
+											AUTO_CEILING_HOLD_MAX_S);
+				state->hot_windows = 0;
+				state->quiet_windows = 0;
+			}
 		}
 	}
-	else if (waits_per_1000 < WALSCALE_SHRINK_WAITS_PER_1000 &&
-			 blocked_ms_per_s < AUTO_SHRINK_BLOCKED_MS_PER_S &&
-			 locks_used * 2 <= current && current > min)
+
+	if (reason != NULL)
+	{
+		/* undone: the next window starts afresh */
+	}
+	else if (hot)
+	{
+		int			limit = state->ceiling > 0 ? Min(max, state->ceiling) : max;
+
+		state->quiet_windows = 0;
+		/* one hot window may be a burst, unless a kept grow preceded it */
+		state->hot_windows = kept_grow ? AUTO_HOT_WINDOWS :
+			state->hot_windows + 1;
+		if (current < limit && state->hot_windows >= AUTO_HOT_WINDOWS)
+		{
+			target = Min(current * 2, limit);
+			reason = AUTO_REASON_GROW;
+			state->trial_from = current;
+			state->trial_share = share;
+			state->trial_rate = rate;
+			state->hot_windows = 0;
+
+			/*
+			 * A grow that undoes a recent shrink: be slower to shrink next
+			 * time.  One long after is a new load, not a swing.
+			 */
+			if (target == state->last_shrink_from &&
+				state->since_shrink_s < AUTO_BACKOFF_DECAY_S)
+			{
+				state->quiet_needed = Min(state->quiet_needed * 2,
+										  AUTO_QUIET_WINDOWS_MAX);
+				state->since_backoff_s = 0;
+			}
+		}
+	}
+	else if (quiet)
 	{
 		state->hot_windows = 0;
-		if (++state->quiet_windows >= state->quiet_needed)
+		if (current > min && ++state->quiet_windows >= state->quiet_needed)
 		{
-			/* never below a power of two that holds the locks in use */
-			target = Max(Max(current / 2, min),
-						 (int) next_power_of_2((uint32) Max(locks_used, 1)));
-			if (target < current)
+			int			half = Max(current / 2, min);
+
+			if (!shrink_merges_used_locks(window->lock_acquisitions,
+										  current, half))
 			{
-				reason = "locks unused";
+				target = half;
+				reason = AUTO_REASON_SHRINK;
 				state->last_shrink_from = current;
+				state->since_shrink_s = 0;
 			}
 			state->quiet_windows = 0;
 		}
@@ -171,12 +313,6 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 		state->hot_windows = 0;
 	}
 
-	/* the next window starts afresh */
-	if (target != current)
-		state->hot_windows = 0;
-
 	verdict->target = target;
 	verdict->reason = reason;
-	verdict->waits_per_1000 = waits_per_1000;
-	verdict->blocked_ms_per_s = blocked_ms_per_s;
 }

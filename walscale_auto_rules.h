@@ -1,13 +1,15 @@
 /*-------------------------------------------------------------------------
  *
  * walscale_auto_rules.h
- *		Auto mode's rules as pure functions: the number of insertion locks
- *		to start from, its bounds, and the decision at the end of a window.
+ *		Auto mode's rules as pure functions: the CPU count that counts, the
+ *		number of insertion locks to start from, its bounds, and the decision
+ *		at the end of a window.
  *
  * They read no shared memory, clock, GUC or other global, and need only
  * c.h, so that t/unit/test_auto_rules.c can call them outside the server
- * (t/010_auto_rules.pl).  walscale_auto.c gathers the figures and applies
- * the decisions.
+ * (t/010_auto_rules.pl) and sim/ can drive them in a simulated server
+ * (make simulate).  walscale_auto.c gathers the figures and applies the
+ * decisions.  The README's "Auto mode" section argues each constant.
  *
  * Copyright (c) 2026, walscale developers
  *
@@ -16,23 +18,43 @@
 #ifndef WALSCALE_AUTO_RULES_H
 #define WALSCALE_AUTO_RULES_H
 
-/* the controller's thresholds, which the advisor shares */
-#define WALSCALE_GROW_WAITS_PER_1000	2.0
-#define WALSCALE_SHRINK_WAITS_PER_1000	0.2
+/*
+ * Contention, as the share of active backend time spent asleep on the
+ * insertion locks: grow at or above the first, count a window as quiet
+ * below the second.
+ */
+#define AUTO_GROW_BLOCKED_SHARE		0.05
+#define AUTO_SHRINK_BLOCKED_SHARE	0.005
 
-/* below this many acquisitions in a window, the figures are noise */
+/* below this many acquisitions, a window is idle: nothing to judge */
 #define AUTO_MIN_ACQUISITIONS	500
 
-/* sleep on the insertion locks, in ms summed over backends, per second */
-#define AUTO_GROW_BLOCKED_MS_PER_S		200.0
-#define AUTO_SHRINK_BLOCKED_MS_PER_S	20.0
+/* below this many blocking waits, a window's share is too noisy to grow on */
+#define AUTO_MIN_WAITS			20
 
-/* contended windows in a row before a grow */
+/* contended windows in a row before a grow that no kept grow preceded */
 #define AUTO_HOT_WINDOWS		2
 
-/* quiet windows in a row before a shrink, and their most after backoffs */
-#define AUTO_QUIET_WINDOWS		3
-#define AUTO_QUIET_WINDOWS_MAX	48
+/*
+ * A grow is kept only if, in the window after it, the blocked share fell by
+ * AUTO_KEEP_CUT of what it was, and the insertion rate per active backend
+ * rose by at least AUTO_KEEP_GAIN_OF_FREED of the share of time it freed.
+ * Otherwise it is undone, and the number it came from becomes a ceiling for
+ * AUTO_CEILING_HOLD_S, doubled at each failure in a row up to
+ * AUTO_CEILING_HOLD_MAX_S.
+ */
+#define AUTO_KEEP_CUT				0.25
+#define AUTO_KEEP_GAIN_OF_FREED		0.5
+#define AUTO_CEILING_HOLD_S			3600.0
+#define AUTO_CEILING_HOLD_MAX_S		86400.0
+
+/*
+ * Quiet windows in a row before a shrink, and their most after backoffs; a
+ * backoff halves after AUTO_BACKOFF_DECAY_S without another.
+ */
+#define AUTO_QUIET_WINDOWS		6
+#define AUTO_QUIET_WINDOWS_MAX	96
+#define AUTO_BACKOFF_DECAY_S	3600.0
 
 /* what a closed window measured, and the bounds it is judged within */
 typedef struct AutoWindowFigures
@@ -40,10 +62,13 @@ typedef struct AutoWindowFigures
 	uint64		acquisitions;
 	uint64		blocking_waits; /* acquisitions that slept */
 	uint64		blocked_ns;		/* their sleep, summed over backends */
-	int			locks_used;		/* active locks acquired at least once */
+	/* acquisitions of each active lock, active_locks entries */
+	const uint64 *lock_acquisitions;
 	int			active_locks;	/* in effect during the window */
-	double		window_s;		/* the window's length, > 0 */
-	int			min_locks;
+	double		backends;		/* mean active backends sampled; 0: unknown */
+	double		window_s;		/* the window's length, monotonic, > 0 */
+	int			cpus;			/* walscale_rules_cpus() */
+	int			min_locks;		/* the floor */
 	int			max_locks;
 } AutoWindowFigures;
 
@@ -53,7 +78,17 @@ typedef struct AutoRulesState
 	int			hot_windows;	/* contended windows in a row */
 	int			quiet_windows;	/* quiet windows in a row */
 	int			quiet_needed;	/* quiet windows the next shrink needs */
+	double		since_backoff_s;	/* time since quiet_needed last doubled */
 	int			last_shrink_from;	/* the number before the last shrink */
+	double		since_shrink_s; /* time since the last shrink */
+	/* a grow on trial: the number it came from (0: none) and its figures */
+	int			trial_from;
+	double		trial_share;
+	double		trial_rate;
+	/* the ceiling a failed grow left (0: none), and for how long */
+	int			ceiling;
+	double		ceiling_left_s;
+	double		ceiling_hold_s; /* the hold the next failure gets */
 } AutoRulesState;
 
 /* the decision on one window */
@@ -63,21 +98,40 @@ typedef struct AutoVerdict
 	const char *reason;			/* why it changes; NULL when it holds */
 	double		waits_per_1000; /* blocking waits per 1000 acquisitions */
 	double		blocked_ms_per_s;	/* ms slept, summed over backends, per s */
+	double		blocked_share;	/* of active backend time */
+	double		rate;			/* acquisitions per s per active backend */
+	int			locks_used;		/* active locks acquired at least once */
 } AutoVerdict;
+
+/* reasons, for tests and walscale_auto_decisions */
+#define AUTO_REASON_GROW		"contention"
+#define AUTO_REASON_UNDO		"grow did not help"
+#define AUTO_REASON_SHRINK		"locks unused"
+#define AUTO_REASON_FLOOR		"below the floor"
+#define AUTO_REASON_MAX			"above the maximum"
+
+/*
+ * The CPUs a server can use: the fewest of those online, those in its
+ * affinity mask and its cgroup quota (quota_cpus, fractional; 0: none),
+ * ignoring any that is not positive; at least 1, at most 4096, and 1 when
+ * none is known.
+ */
+extern int	walscale_rules_cpus(int online, int affinity, double quota_cpus);
 
 /*
  * The bounds and the start, for cpus from 1 to 4096.  stock_locks is
  * PostgreSQL's own number and core_max_locks the most the core patch has
  * slots for (XLOG_INSERT_LOCKS_DEFAULT and XLOG_INSERT_LOCKS_MAX).
+ * dba_min_locks is walscale.auto_min_locks.
  */
-extern int	walscale_rules_min_locks(int cpus);
+extern int	walscale_rules_min_locks(int dba_min_locks, int max_locks);
 extern int	walscale_rules_max_locks(int cpus, int stock_locks,
 									 int core_max_locks);
 extern int	walscale_rules_start_locks(int cpus, int stock_locks,
 									   int core_max_locks);
 
 extern int	walscale_rules_begin(AutoRulesState *state, int current_locks,
-								 int max_locks);
+								 int min_locks, int max_locks);
 extern void walscale_rules_decide(const AutoWindowFigures *window,
 								  AutoRulesState *state,
 								  AutoVerdict *verdict);

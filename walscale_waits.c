@@ -80,6 +80,13 @@ static WalscaleWaitsShared *waits_shared = NULL;
 /* when the worker took its last sample */
 static TimestampTz last_round = 0;
 
+/*
+ * Passes and active backend samples since the worker started, which no
+ * reset touches: auto mode takes their change over its window.
+ */
+static uint64 rounds_in_worker = 0;
+static uint64 active_in_worker = 0;
+
 PG_FUNCTION_INFO_V1(walscale_wait_samples);
 PG_FUNCTION_INFO_V1(walscale_sampling_info);
 
@@ -174,6 +181,7 @@ walscale_waits_sample(void)
 		waits_shared->first_sample = now;
 	waits_shared->last_sample = now;
 	waits_shared->rounds++;
+	rounds_in_worker++;
 	for (uint32 i = 0; i < nprocs; i++)
 	{
 		PGPROC	   *proc = &ProcGlobal->allProcs[i];
@@ -190,6 +198,7 @@ walscale_waits_sample(void)
 			continue;
 		}
 		waits_shared->active++;
+		active_in_worker++;
 		waits_count(event);
 
 		for (int g = 0; g < FastPathLockGroupsPerBackend; g++)
@@ -213,6 +222,17 @@ walscale_waits_sample(void)
 		}
 	}
 	LWLockRelease(waits_shared->lock);
+}
+
+/*
+ * The worker's own totals of passes and of active backend samples, for auto
+ * mode's mean of active backends over its window.
+ */
+void
+walscale_waits_activity(uint64 *rounds, uint64 *active)
+{
+	*rounds = rounds_in_worker;
+	*active = active_in_worker;
 }
 
 /*
@@ -311,13 +331,29 @@ walscale_wait_samples(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	WalscaleWaitsSnapshot snap;
+	TimestampTz since;
+	Interval   *span = NULL;
 
 	walscale_require_preloaded();
 	InitMaterializedSRF(fcinfo, 0);
 	if (rsinfo->setDesc->natts != 7)
 		elog(ERROR, "incorrect number of output arguments");
 
-	walscale_waits_snapshot(&snap);
+	/* the samples and the reset they count from, of one span: retry a reset */
+	for (;;)
+	{
+		since = walscale_stats_reset_time();
+		walscale_waits_snapshot(&snap);
+		if (since == walscale_stats_reset_time())
+			break;
+		pfree(snap.slots);
+	}
+	if (snap.first_sample != 0)
+	{
+		span = palloc0(sizeof(Interval));
+		span->time = snap.last_sample - snap.first_sample;
+	}
+
 	for (int i = 0; i < snap.nslots; i++)
 	{
 		uint32		event = snap.slots[i].event;
@@ -340,14 +376,9 @@ walscale_wait_samples(PG_FUNCTION_ARGS)
 		values[3] = Int64GetDatum((int64) snap.slots[i].samples);
 		values[4] = Float8GetDatum(snap.active > 0 ?
 								   (double) snap.slots[i].samples / snap.active : 0);
-		values[5] = TimestampTzGetDatum(walscale_stats_reset_time());
-		if (snap.first_sample != 0)
-		{
-			Interval   *span = palloc0(sizeof(Interval));
-
-			span->time = snap.last_sample - snap.first_sample;
+		values[5] = TimestampTzGetDatum(since);
+		if (span != NULL)
 			values[6] = IntervalPGetDatum(span);
-		}
 		else
 			nulls[6] = true;
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);

@@ -61,6 +61,8 @@ sql 'CREATE EXTENSION walscale'
 echo "SELECT count(pg_logical_emit_message(false, 'walscale', 'small record ' || i)) FROM generate_series(1, 20) AS i;" >"$dir/walmsg.sql"
 chmod a+r "$dir/walmsg.sql"
 
+# from 1 lock: below auto mode's floor of 8, which is lowered to let it
+sql "ALTER SYSTEM SET walscale.auto_min_locks = 1"
 sql "ALTER SYSTEM SET walscale.insert_locks = -1"
 sql 'SELECT pg_reload_conf()' >/dev/null
 start=$(sql "SELECT extract(epoch FROM clock_timestamp())")

@@ -92,9 +92,9 @@ for i in $(seq 50); do
 	[ "$(pg "$bin/psql" -U postgres -X -At -c "SELECT insert_locks FROM walscale_settings")" = 1 ] && break
 	sleep 0.1
 done
-set_demo_conf "walscale.insert_locks = -1" "walscale.auto_interval = 2s"
+set_demo_conf "walscale.insert_locks = -1" "walscale.auto_interval = 2s" "walscale.auto_min_locks = 1"
 echo
-echo "== auto mode (walscale.insert_locks = -1, the default), from 1 lock, walscale.auto_interval = 2s"
+echo "== auto mode (walscale.insert_locks = -1, the default), from 1 lock (walscale.auto_min_locks = 1; its floor is 8 by default), walscale.auto_interval = 2s"
 echo "== pgbench: $clients clients for ${auto_seconds}s"
 pg "$bin/psql" -U postgres -X -q -c "SELECT walscale_reset()" >/dev/null
 pg "$bin/pgbench" -U postgres -n -M prepared -c "$clients" -j "$clients" -T "$auto_seconds" \
@@ -102,8 +102,9 @@ pg "$bin/pgbench" -U postgres -n -M prepared -c "$clients" -j "$clients" -T "$au
 echo "== walscale_auto_decisions: what auto mode did, with the figures of each window"
 pg "$bin/psql" -U postgres -X -P footer=off -c "
 SELECT to_char(decided_at, 'HH24:MI:SS') AS at, from_locks, to_locks, reason,
-       round(blocking_waits_per_1000::numeric, 2) AS waits_per_1000,
-       round(blocked_ms_per_s::numeric, 1) AS blocked_ms_per_s, locks_used
+       round(100 * blocked_share::numeric, 2) AS blocked_percent,
+       round(active_backends::numeric, 1) AS active_backends,
+       round(blocking_waits_per_1000::numeric, 2) AS waits_per_1000, locks_used
 FROM walscale_auto_decisions ORDER BY decided_at"
 echo "== walscale_wait_groups: where the active backends' time went, sampled every 10 ms"
 pg "$bin/psql" -U postgres -X -P footer=off -c "

@@ -179,6 +179,16 @@ FROM walscale_setting_status;
 SELECT has_table_privilege('public', 'walscale_setting_status', 'SELECT') AS status_readable,
        has_table_privilege('public', 'walscale_waits', 'SELECT') AS waits_readable,
        has_table_privilege('public', 'walscale_sampling', 'SELECT') AS sampling_readable;
+-- 1.3's walscale_auto_decisions, the 10 columns of 1.2, still reads
+SELECT count(*) >= 0 AS decisions_1_3_read FROM walscale_auto_decisions;
+ALTER EXTENSION walscale UPDATE TO '1.4';
+SELECT string_agg(attname, ', ' ORDER BY attnum) AS decisions_columns
+FROM pg_attribute
+WHERE attrelid = 'walscale_auto_decisions'::regclass AND attnum > 9;
+SELECT count(*) >= 0 AS decisions_1_4_read,
+       coalesce(bool_and(active_backends >= 0 AND blocked_share >= 0), true) AS figures_sane
+FROM walscale_auto_decisions;
+SELECT has_table_privilege('public', 'walscale_auto_decisions', 'SELECT') AS decisions_readable;
 DROP EXTENSION walscale;
 
 -- version 1.1, installed as it is, keeps working too

@@ -6,11 +6,16 @@
 #
 # (a) Auto mode is the default: a server whose configuration does not set
 #     walscale.insert_locks starts from the number derived from the CPU
-#     count, and says so.
+#     count, between PostgreSQL's 8 and its maximum, and says so.  The rest
+#     lowers the floor to 1 (walscale.auto_min_locks), and (a2) raising it
+#     again above the number in effect raises the number to it.
 # (b) From 1 lock under 32 clients of WAL-heavy load it grows, by doublings
-#     that each window's figures justify, within a bounded time, and then
-#     stops growing: blocking waits fell below its threshold (or it reached
-#     its maximum).
+#     that each window's figures justify (a share of active backend time
+#     blocked at or above the grow threshold, with the sampler's count of
+#     active backends), within a bounded time, and then stops growing: the
+#     share fell below the threshold, a grow that did not help was undone
+#     (and no grow follows while its ceiling holds), or it reached its
+#     maximum.
 # (c) Under 1 client it shrinks, for unused locks, and stays small; under 2
 #     clients from 1 lock it stays small.
 # (d) Under steady load it makes a bounded number of changes and does not
@@ -20,6 +25,8 @@
 #     again, and it goes on from the number in effect, saying why.
 # (f) A kill -9 under the ledger clients of t/106 loses no acknowledged
 #     commit, and auto mode starts again with the server.
+# (g) A server whose affinity mask allows one CPU counts one, whatever the
+#     machine has online.
 
 use strict;
 use warnings FATAL => 'all';
@@ -37,10 +44,9 @@ use WalscaleStorm;
 my $interval = 2;    # walscale.auto_interval, seconds
 my $steady_seconds = $ENV{WALSCALE_AUTO_STEADY_SECONDS} // 60;
 
-# the controller's thresholds (walscale.h, walscale_auto.c)
-my $grow_waits = 2;
-my $grow_blocked_ms = 200;
-my $shrink_waits = 0.2;
+# the controller's thresholds (walscale_auto_rules.h)
+my $grow_share = 0.05;
+my $shrink_share = 0.005;
 
 my $node = PostgreSQL::Test::Cluster->new('auto');
 $node->init;
@@ -78,6 +84,7 @@ my ($start_locks, $cpus, $min, $max) = slurp_file($node->logfile) =~
   /walscale: auto mode on with (\d+) WAL insertion locks \((\d+) CPUs: between (\d+) and (\d+)\)/;
 ok(defined $start_locks, 'auto mode says at start how many locks and CPUs');
 $max //= 0;
+is($min, 8, "the floor is PostgreSQL's 8 by default");
 is($max, (sort { $a <=> $b } (8 * $cpus <= 8 ? 8 : nextpow2(8 * $cpus), 1024))[0],
 	"the maximum is 8 locks per CPU ($cpus CPUs), a power of two, at least 8");
 is($start_locks, (sort { $a <=> $b } ($cpus <= 8 ? 8 : nextpow2($cpus)), $max)[0],
@@ -93,6 +100,13 @@ is($node->safe_psql('postgres',
 		q{SELECT from_locks || ' ' || to_locks || ' ' || reason FROM walscale_auto_decisions}),
 	"$start_locks $start_locks auto mode on at server start, $cpus CPUs",
 	'walscale_auto_decisions records the start');
+
+# the rest starts from 1 lock: lower the floor
+$node->append_conf('postgresql.conf', "walscale.auto_min_locks = 1\n");
+$node->reload;
+$node->poll_query_until('postgres',
+	q{SELECT effective = 1 FROM walscale_setting_status WHERE setting = 'walscale.auto_min_locks'})
+  or die 'walscale.auto_min_locks did not become 1';
 
 # The server's clock now, to pick the decisions made after it.
 sub server_now
@@ -126,7 +140,8 @@ sub changes_since
 	my $out = $node->safe_psql(
 		'postgres', qq{
 SELECT extract(epoch FROM decided_at), from_locks, to_locks, reason,
-       blocking_waits_per_1000, blocked_ms_per_s, locks_used, acquisitions
+       blocking_waits_per_1000, blocked_ms_per_s, locks_used, acquisitions,
+       blocked_share, active_backends
 FROM walscale_auto_decisions
 WHERE decided_at > '$since' AND from_locks <> to_locks
 ORDER BY decided_at});
@@ -134,7 +149,7 @@ ORDER BY decided_at});
 	for my $line (split /\n/, $out)
 	{
 		my %d;
-		@d{qw(at from to reason waits blocked used acquisitions)} =
+		@d{qw(at from to reason waits blocked used acquisitions share backends)} =
 		  split /\|/, $line;
 		push @changes, \%d;
 	}
@@ -145,9 +160,9 @@ sub describe
 {
 	return join('; ',
 		map {
-			sprintf('%d->%d (%s: %.1f/1000, %.0f ms/s, %d used)',
-				$_->{from}, $_->{to}, $_->{reason}, $_->{waits},
-				$_->{blocked}, $_->{used})
+			sprintf('%d->%d (%s: %.2f%% of %.1f active backends blocked, %.1f/1000, %d used)',
+				$_->{from}, $_->{to}, $_->{reason}, 100 * $_->{share},
+				$_->{backends}, $_->{waits}, $_->{used})
 		} @_);
 }
 
@@ -167,13 +182,16 @@ sub in_effect
 	my @changes = changes_since($since);
 	note('32 clients from 1 lock: ' . describe(@changes));
 
-	# Growing stops once waits are below the thresholds: no change in the
-	# last three windows of the load.  A load that sits on a threshold may
+	# Growing stops once the share is below the threshold, or a grow that
+	# did not help was undone: no change in the last three windows of the
+	# load, or an undo last (its ceiling holds for an hour).  A load that sits on a threshold may
 	# tip over it late, so a run that ended with a recent grow gets more of
 	# the same load, in rounds of ten windows, until a round ends quiet (at
 	# most four rounds: each grow halves the clients per lock).
 	my $final = in_effect();
-	my $settled = !@changes || $changes[-1]->{at} <= $server_end - 3 * $interval;
+	my $undone = sub { @_ && $_[-1]->{reason} eq 'grow did not help' };
+	my $settled = !@changes || $changes[-1]->{at} <= $server_end - 3 * $interval
+	  || $undone->(@changes);
 	my $rounds = 0;
 	while (!$settled && $final < $max && $rounds < 4)
 	{
@@ -186,30 +204,52 @@ sub in_effect
 		note("32 clients, round $rounds of more load: " . describe(@more));
 		push @changes, @more;
 		$final = in_effect();
-		$settled = !@more || $more[-1]->{at} <= $round_end - 3 * $interval;
+		$settled = !@more || $more[-1]->{at} <= $round_end - 3 * $interval
+		  || $undone->(@changes);
 	}
 
 	my @grows = grep { $_->{to} > $_->{from} } @changes;
 	cmp_ok(scalar @grows, '>=', 1, '32 clients: auto mode grew from 1 lock');
-	is(scalar(@grows), scalar(@changes), '32 clients: every change was a grow');
+	my $bad = 0;
+	for my $i (0 .. $#changes)
+	{
+		my $c = $changes[$i];
+		next if $c->{to} > $c->{from};
+		# an undo goes back to where the grow just before it came from
+		$bad++
+		  unless $i > 0
+		  && $c->{reason} eq 'grow did not help'
+		  && $changes[ $i - 1 ]->{to} == $c->{from}
+		  && $changes[ $i - 1 ]->{from} == $c->{to};
+	}
+	is($bad, 0, '32 clients: every change was a grow, or the undo of the grow before it');
+	my @undos = grep { $_->{reason} eq 'grow did not help' } @changes;
+	my $grows_after_undo = 0;
+	if (@undos)
+	{
+		my $ceiling = $undos[0]->{to};
+		$grows_after_undo = grep { $_->{at} > $undos[0]->{at} && $_->{to} > $ceiling } @grows;
+	}
+	is($grows_after_undo, 0, '32 clients: no grow past the ceiling an undo left');
 	ok(@grows && $grows[0]->{at} - ($server_end - ($load_end - $load_start)) <= 4 * $interval + 5,
 		'32 clients: the first grow came within four windows of the load');
 	is(scalar(grep { $_->{to} != ($_->{from} * 2 < $max ? $_->{from} * 2 : $max) } @grows),
 		0, '32 clients: each grow doubled the number, up to the maximum');
 	is(scalar(grep {
-				!(($_->{waits} >= $grow_waits || $_->{blocked} >= $grow_blocked_ms)
-					&& $_->{used} * 2 >= $_->{from}
+				!($_->{share} >= $grow_share
+					&& $_->{backends} > 0
+					&& abs($_->{share} - $_->{blocked} / 1000 / $_->{backends}) < 1e-6
 					&& $_->{reason} eq 'contention')
 			} @grows),
 		0,
-		"32 clients: each grow had $grow_waits or more blocking waits per 1000 acquisitions or $grow_blocked_ms ms blocked per second, with most locks used");
+		"32 clients: each grow had $grow_share or more of active backend time blocked, from the sampler's count of active backends");
 	ok($settled || $final == $max,
-		"32 clients: growth stopped at $final locks (below the thresholds) at least three windows before the load ended ($rounds more rounds of load), or reached the maximum $max");
+		"32 clients: growth stopped at $final locks (below the threshold, or a grow undone) at least three windows before the load ended ($rounds more rounds of load), or reached the maximum $max");
 	cmp_ok($final, '<=', $max, '32 clients: never above the maximum');
 
 	# (c) then 1 client: the unused locks go, and the number stays small
 	my $since1 = server_now();
-	finish_pgbench(start_pgbench($node, 1, 6 * $interval + 6, '--file' => $script),
+	finish_pgbench(start_pgbench($node, 1, 8 * $interval + 6, '--file' => $script),
 		'1 client');
 	my @shrinks = changes_since($since1);
 	note('1 client after 32: ' . describe(@shrinks));
@@ -218,10 +258,10 @@ sub in_effect
 		cmp_ok(scalar @shrinks, '>=', 1, '1 client: auto mode shrank');
 		is(scalar(grep {
 					!($_->{to} < $_->{from} && $_->{reason} eq 'locks unused'
-						&& $_->{waits} < $shrink_waits && $_->{used} * 2 <= $_->{from})
+						&& $_->{share} < $shrink_share && $_->{used} * 2 <= $_->{from})
 				} @shrinks),
 			0,
-			"1 client: each change was a shrink, with fewer than $shrink_waits blocking waits per 1000 acquisitions and at most half the locks used");
+			"1 client: each change was a shrink, with less than $shrink_share of active backend time blocked and at most half the locks used");
 	}
 	cmp_ok(in_effect(), '<', $final > 1 ? $final : 2, '1 client: fewer locks than under 32 clients');
 }
@@ -281,6 +321,19 @@ sub in_effect
 		'2 2',
 		'worker restart: auto mode goes on from the number in effect');
 	is(in_effect(), 2, 'worker restart: 2 locks still in effect');
+
+	# (a2) a floor raised above the number in effect raises the number
+	my $t0 = server_now();
+	$node->append_conf('postgresql.conf', "walscale.auto_min_locks = 4\n");
+	$node->reload;
+	ok( $node->poll_query_until(
+			'postgres',
+			"SELECT count(*) = 1 FROM walscale_auto_decisions WHERE decided_at > '$t0'"
+			  . " AND from_locks = 2 AND to_locks = 4 AND reason = 'below the floor'"),
+		'floor: auto mode raises 2 locks to a floor of 4');
+	is(in_effect(), 4, 'floor: 4 locks in effect');
+	$node->append_conf('postgresql.conf', "walscale.auto_min_locks = 1\n");
+	$node->reload;
 }
 
 # (f) a crash under auto mode, with the ledger clients of t/106
@@ -315,6 +368,26 @@ sub in_effect
 	  or diag(join "\n", @errors[ 0 .. ($#errors < 9 ? $#errors : 9) ]);
 	my $commits = ledger_verify($ledger, 'crash, at the end', 'true');
 	cmp_ok($commits, '>', 80, "crash: $commits acknowledged commits were checked");
+}
+
+# (g) the affinity mask: the postmaster inherits this process's at fork
+SKIP:
+{
+	my ($mask) = (`taskset -p $$ 2>/dev/null` // '') =~ /mask: ([0-9a-f]+)/;
+	skip 'taskset is not available', 2
+	  unless defined $mask
+	  && system("taskset -p -c 0 $$ >/dev/null 2>&1") == 0;
+	my $one = PostgreSQL::Test::Cluster->new('one_cpu');
+	$one->init;
+	$one->append_conf('postgresql.conf', "shared_preload_libraries = 'walscale'\n");
+	$one->start;
+	system("taskset -p $mask $$ >/dev/null 2>&1");
+	like(slurp_file($one->logfile),
+		qr/walscale: auto mode on with 8 WAL insertion locks \(1 CPUs: between 8 and 8\)/,
+		'affinity: a server bound to one CPU counts one, and its bounds are those of one CPU');
+	is($one->safe_psql('postgres', 'SHOW walscale.insert_locks'), '-1',
+		'affinity: in auto mode');
+	$one->stop;
 }
 
 unlike(slurp_file($node->logfile),

@@ -2,12 +2,16 @@
 # Copyright (c) 2026, walscale developers
 
 # Auto mode's rules, unit-tested: t/unit/test_auto_rules.c calls the pure
-# functions of walscale_auto_rules.c with synthetic windows: each threshold
-# just below and at it, the runs of windows, the backoff and its cap, the
-# minimum and maximum clamps, and the start and bounds for 2, 16, 96 and 480
-# CPUs.  It is built here with the compiler and flags of the server under
-# test, needs no server, and each of its TAP lines becomes one test of this
-# file.
+# functions of walscale_auto_rules.c: the CPU count from online CPUs,
+# affinity and cgroup quota; the start and bounds for 2, 16, 96 and 480
+# CPUs; and synthetic windows that put each rule just below and at its
+# boundary (blocked share, waits, acquisitions, streaks), the trial of a
+# grow and its undo, the ceiling and its hold, the shrink backoff and its
+# decay, the lock-use hysteresis, the floor and maximum, scale-freedom from
+# 2 to 2000 backends, a ramp, and the changes an hour of steady loads.  It
+# is built here with the compiler and flags of the server under test (and
+# libm: the rules round a fractional quota up with ceil()), needs no
+# server, and each of its TAP lines becomes one test of this file.
 
 use strict;
 use warnings FATAL => 'all';
@@ -53,7 +57,7 @@ my @build = (
 	"-I$repo", "-I$includedir_server",
 	'-o' => $binary,
 	"$repo/t/unit/test_auto_rules.c", "$repo/walscale_auto_rules.c",
-	"-L$libdir", @ldflags, @libs);
+	"-L$libdir", @ldflags, @libs, '-lm');
 note(join(' ', @build));
 
 my ($out, $err) = ('', '');

@@ -1,12 +1,16 @@
 /*-------------------------------------------------------------------------
  *
  * test_auto_rules.c
- *		Unit tests of auto mode's rules (walscale_auto_rules.c): synthetic
- *		windows, each rule just below and at its threshold, and the start
- *		and bounds for 2, 16, 96 and 480 CPUs.  Prints TAP.
+ *		Unit tests of auto mode's rules (walscale_auto_rules.c): the CPUs
+ *		that count, the start and bounds for 2, 16, 96 and 480 CPUs, and
+ *		synthetic windows that put each rule just below and at its boundary,
+ *		the trial of a grow, the ceiling, the backoff and its decay, the
+ *		lock-use hysteresis, a ramp and steady loads.  Prints TAP.
  *
- * t/010_auto_rules.pl builds it with the compiler and flags of the server
- * under test and runs it; no server is needed.
+ * Expected values are derived from the header's constants where they can
+ * be, so that a retuned constant keeps the tests valid while a broken rule
+ * fails them.  t/010_auto_rules.pl builds this file with the compiler and
+ * flags of the server under test and runs it; no server is needed.
  *
  * Copyright (c) 2026, walscale developers
  *
@@ -14,6 +18,7 @@
  */
 #include "c.h"
 
+#include <math.h>
 #include <stdarg.h>
 
 #include "walscale_auto_rules.h"
@@ -21,16 +26,41 @@
 /* the core patch's XLOG_INSERT_LOCKS_DEFAULT and XLOG_INSERT_LOCKS_MAX */
 #define STOCK_LOCKS		8
 #define CORE_MAX_LOCKS	1024
+#define MOST_LOCKS		4096	/* the most any test window has */
 
-/* the windows below last 10 s, so that ms/s thresholds are round figures */
+/*
+ * The default window: walscale.auto_interval's 10 s, 16 backends on 16
+ * CPUs, bounds 8 (walscale.auto_min_locks' default) to 128.  16000
+ * acquisitions are 100 per s per backend.  The shares used are k/16 or the
+ * thresholds, which these figures give exactly (checked below), so that
+ * "at the boundary" is at it and not a rounding off it.
+ */
 #define WINDOW_S		10.0
-#define NS_PER_MS		UINT64CONST(1000000)
+#define BACKENDS		16.0
+#define CPUS			16
+#define MIN_LOCKS		STOCK_LOCKS
+#define MAX_LOCKS		128
+#define ACQUISITIONS	16000
+#define WAITS			100
+
+#define HOT_SHARE		0.25	/* well above the grow threshold */
+#define LUKEWARM_SHARE	0.02	/* between the thresholds */
+
+/* windows of WINDOW_S in an interval of s seconds */
+#define WINDOWS_IN(s)	((int) ((s) / WINDOW_S))
 
 static int	tests_run = 0;
 static int	tests_failed = 0;
 
 /* the verdict on the window decide() judged last */
 static AutoVerdict last_verdict;
+
+/* per-lock acquisitions of the window built last */
+static uint64 lock_use[MOST_LOCKS];
+
+/* the host the windows are built for: its CPUs and its max */
+static int	host_cpus = CPUS;
+static int	host_max = MAX_LOCKS;
 
 static void ok(bool pass, const char *fmt,...) pg_attribute_printf(2, 3);
 
@@ -65,6 +95,14 @@ is_int(int got, int expected, const char *fmt,...)
 		printf("#   got %d, expected %d\n", got, expected);
 }
 
+static bool
+reason_is(const char *reason)
+{
+	if (reason == NULL || last_verdict.reason == NULL)
+		return reason == last_verdict.reason;
+	return strcmp(last_verdict.reason, reason) == 0;
+}
+
 static int
 max_for(int cpus)
 {
@@ -77,51 +115,155 @@ start_for(int cpus)
 	return walscale_rules_start_locks(cpus, STOCK_LOCKS, CORE_MAX_LOCKS);
 }
 
-/* a 10-s window on active_locks, within the bounds of 128 CPUs (1 to 1024) */
+static void
+set_host(int cpus)
+{
+	host_cpus = cpus;
+	host_max = max_for(cpus);
+}
+
+static int
+log2_of(int n)
+{
+	int			l = 0;
+
+	while ((1 << (l + 1)) <= n)
+		l++;
+	return l;
+}
+
+/* the sleep that makes share of backends' time over window_s */
+static uint64
+blocked_ns_for(double share, double backends, double window_s)
+{
+	return (uint64) rint(share * backends * window_s * 1e9);
+}
+
+/*
+ * Locks 0 to n/2 - 1 used, the rest not: a shrink by half merges no two
+ * used locks.
+ */
+static void
+use_low_half(int locks)
+{
+	memset(lock_use, 0, sizeof(lock_use));
+	for (int i = 0; i < Max(locks / 2, 1); i++)
+		lock_use[i] = 1000;
+}
+
+/* only the locks given used, the list ending with -1 */
+static void
+use_only(int lock,...)
+{
+	va_list		args;
+
+	memset(lock_use, 0, sizeof(lock_use));
+	va_start(args, lock);
+	for (int i = lock; i >= 0; i = va_arg(args, int))
+		lock_use[i] = 1000;
+	va_end(args);
+}
+
+/* a default window on locks whose backends slept share of their time */
 static AutoWindowFigures
-window_of(int active_locks, uint64 acquisitions, uint64 blocking_waits,
-		  uint64 blocked_ms, int locks_used)
+window_at(int locks, double share)
 {
 	AutoWindowFigures w;
 
-	w.acquisitions = acquisitions;
-	w.blocking_waits = blocking_waits;
-	w.blocked_ns = blocked_ms * NS_PER_MS;
-	w.locks_used = locks_used;
-	w.active_locks = active_locks;
+	memset(&w, 0, sizeof(w));
+	w.acquisitions = ACQUISITIONS;
+	w.blocking_waits = WAITS;
+	w.blocked_ns = blocked_ns_for(share, BACKENDS, WINDOW_S);
+	use_low_half(locks);
+	w.lock_acquisitions = lock_use;
+	w.active_locks = locks;
+	w.backends = BACKENDS;
 	w.window_s = WINDOW_S;
-	w.min_locks = walscale_rules_min_locks(128);
-	w.max_locks = max_for(128);
+	w.cpus = host_cpus;
+	w.min_locks = MIN_LOCKS;
+	w.max_locks = host_max;
 	return w;
 }
 
-/* 10 blocking waits per 1000 acquisitions on every lock */
 static AutoWindowFigures
-hot_window(int active_locks)
+hot_window(int locks)
 {
-	return window_of(active_locks, 10000, 100, 0, active_locks);
+	return window_at(locks, HOT_SHARE);
 }
 
-/* no sleep, one lock in use */
 static AutoWindowFigures
-quiet_window(int active_locks)
+lukewarm_window(int locks)
 {
-	return window_of(active_locks, 10000, 0, 0, 1);
+	return window_at(locks, LUKEWARM_SHARE);
 }
 
-/* between the thresholds: 1 blocking wait per 1000, all locks in use */
 static AutoWindowFigures
-lukewarm_window(int active_locks)
+quiet_window(int locks)
 {
-	return window_of(active_locks, 10000, 10, 0, active_locks);
+	return window_at(locks, 0);
+}
+
+/* no acquisition at all */
+static AutoWindowFigures
+idle_window(int locks)
+{
+	AutoWindowFigures w = window_at(locks, 0);
+
+	w.acquisitions = 0;
+	w.blocking_waits = 0;
+	memset(lock_use, 0, sizeof(lock_use));
+	return w;
+}
+
+/*
+ * After a grow from a hot window: the share down to LUKEWARM_SHARE and the
+ * rate up by a quarter, far more than the trial asks, so the grow is kept
+ * and the window is neither hot nor quiet.
+ */
+static AutoWindowFigures
+relieved_window(int locks)
+{
+	AutoWindowFigures w = window_at(locks, LUKEWARM_SHARE);
+
+	w.acquisitions = ACQUISITIONS + ACQUISITIONS / 4;
+	return w;
+}
+
+/*
+ * A load that each doubling of the locks relieves up to model_knee locks,
+ * and more do not: the share is model_share at model_from locks and halves
+ * at each doubling up to the knee; an active backend inserts in the time it
+ * does not sleep, so its rate rises as the share falls.
+ */
+static int	model_from;
+static int	model_knee;
+static double model_share;
+
+static AutoWindowFigures
+model_window(int locks)
+{
+	double		share = model_share * model_from / Min(locks, model_knee);
+	AutoWindowFigures w = window_at(locks, share);
+
+	w.acquisitions = (uint64) (ACQUISITIONS * (1.0 - share) /
+							   (1.0 - model_share));
+	return w;
+}
+
+static void
+set_model(int from, int knee, double share)
+{
+	model_from = from;
+	model_knee = knee;
+	model_share = share;
 }
 
 static AutoRulesState
-fresh_state(void)
+fresh_state(int locks)
 {
 	AutoRulesState state;
 
-	(void) walscale_rules_begin(&state, 16, CORE_MAX_LOCKS);
+	(void) walscale_rules_begin(&state, locks, MIN_LOCKS, host_max);
 	return state;
 }
 
@@ -136,7 +278,7 @@ decide(AutoRulesState *state, AutoWindowFigures w)
 static int
 after_windows(int n, AutoWindowFigures w)
 {
-	AutoRulesState state = fresh_state();
+	AutoRulesState state = fresh_state(w.active_locks);
 	int			target = w.active_locks;
 
 	for (int i = 0; i < n; i++)
@@ -145,24 +287,17 @@ after_windows(int n, AutoWindowFigures w)
 }
 
 /*
- * Windows like make_window(locks) on the number in effect, each change
- * applied, until window_limit windows passed; returns the number reached and
- * sets *changes.
+ * n windows like make_window(locks) on the number in effect, each change
+ * applied; returns the number reached and adds the changes to *changes.
  */
 static int
-run_windows(AutoRulesState *state, int locks, int window_limit,
-			AutoWindowFigures (*make_window) (int),
-			int min_locks, int max_locks, int *changes)
+run_windows(AutoRulesState *state, int locks, int n,
+			AutoWindowFigures (*make_window) (int), int *changes)
 {
-	*changes = 0;
-	for (int i = 0; i < window_limit; i++)
+	for (int i = 0; i < n; i++)
 	{
-		AutoWindowFigures w = make_window(locks);
-		int			target;
+		int			target = decide(state, make_window(locks));
 
-		w.min_locks = min_locks;
-		w.max_locks = max_locks;
-		target = decide(state, w);
 		if (target != locks)
 			(*changes)++;
 		locks = target;
@@ -170,7 +305,7 @@ run_windows(AutoRulesState *state, int locks, int window_limit,
 	return locks;
 }
 
-/* Windows needed, on a steady window kind, for the next change. */
+/* windows like make_window(locks) up to the first change (-1: none) */
 static int
 windows_to_change(AutoRulesState *state, int locks,
 				  AutoWindowFigures (*make_window) (int), int window_limit)
@@ -183,34 +318,95 @@ windows_to_change(AutoRulesState *state, int locks,
 	return -1;
 }
 
+/* from a fresh state on 16: two hot windows, a grow to 32 on trial */
+static AutoRulesState
+grown_state(void)
+{
+	AutoRulesState state = fresh_state(16);
+
+	(void) decide(&state, hot_window(16));
+	(void) decide(&state, hot_window(16));
+	return state;
+}
+
+static void
+test_cpus(void)
+{
+	is_int(walscale_rules_cpus(96, 96, 0), 96,
+		   "cpus: 96 online, 96 in the mask, no quota: 96");
+	is_int(walscale_rules_cpus(96, 96, 4.0), 4,
+		   "cpus: a 4-CPU quota on a 96-CPU host: 4");
+	is_int(walscale_rules_cpus(96, 8, 0), 8,
+		   "cpus: 8 in the affinity mask of 96 online: 8");
+	is_int(walscale_rules_cpus(96, 8, 4.0), 4,
+		   "cpus: mask 8, quota 4: the quota");
+	is_int(walscale_rules_cpus(96, 2, 4.0), 2,
+		   "cpus: mask 2, quota 4: the mask");
+	is_int(walscale_rules_cpus(2, 8, 4.0), 2,
+		   "cpus: 2 online, mask 8, quota 4: those online");
+	is_int(walscale_rules_cpus(96, 96, 2.5), 3,
+		   "cpus: a quota of 2.5 CPUs rounds up to 3");
+	is_int(walscale_rules_cpus(96, 96, 2.0), 2,
+		   "cpus: a quota of 2.0 CPUs is 2");
+	is_int(walscale_rules_cpus(96, 96, 0.25), 1,
+		   "cpus: a quota of a quarter CPU is 1");
+	is_int(walscale_rules_cpus(96, 0, 0), 96,
+		   "cpus: a zero mask and quota are ignored");
+	is_int(walscale_rules_cpus(96, -1, -2.0), 96,
+		   "cpus: a negative mask and quota are ignored");
+	is_int(walscale_rules_cpus(0, 8, 0), 8,
+		   "cpus: zero online is ignored");
+	is_int(walscale_rules_cpus(-1, -1, 3.0), 3,
+		   "cpus: only the quota known: the quota");
+	is_int(walscale_rules_cpus(8192, 0, 0), 4096,
+		   "cpus: 8192 online are capped at 4096");
+	is_int(walscale_rules_cpus(5000, 6000, 7000.0), 4096,
+		   "cpus: all above 4096: 4096");
+	is_int(walscale_rules_cpus(0, 0, 0), 1,
+		   "cpus: nothing known: 1, whose bounds are PostgreSQL's 8");
+
+	/* issue 16: such a container started at 128 locks */
+	is_int(start_for(walscale_rules_cpus(96, 96, 4.0)), STOCK_LOCKS,
+		   "cpus: a 4-CPU container on a 96-CPU host starts at 8");
+}
+
 static void
 test_bounds_and_start(void)
 {
 	is_int(max_for(1), 8, "max at 1 CPU: PostgreSQL's 8");
 	is_int(max_for(2), 16, "max at 2 CPUs: 8 per CPU");
 	is_int(max_for(16), 128, "max at 16 CPUs: 8 per CPU");
-	is_int(max_for(64), 512, "max at 64 CPUs: 512, a power of two");
 	is_int(max_for(65), 1024, "max at 65 CPUs: 520 rounded up to 1024");
 	is_int(max_for(96), 1024, "max at 96 CPUs: 768 rounded up to 1024");
-	is_int(max_for(128), 1024, "max at 128 CPUs: 1024");
 	is_int(max_for(480), 1024, "max at 480 CPUs: capped at the core's 1024");
 	is_int(walscale_rules_max_locks(480, STOCK_LOCKS, 4096), 4096,
 		   "max at 480 CPUs with 4096 slots: 3840 rounded up to 4096");
 
 	is_int(start_for(1), 8, "start at 1 CPU: PostgreSQL's 8");
 	is_int(start_for(2), 8, "start at 2 CPUs: PostgreSQL's 8");
-	is_int(start_for(8), 8, "start at 8 CPUs: 8");
 	is_int(start_for(9), 16, "start at 9 CPUs: rounded up to 16");
 	is_int(start_for(16), 16, "start at 16 CPUs: one per CPU");
 	is_int(start_for(96), 128, "start at 96 CPUs: rounded up to 128");
 	is_int(start_for(480), 512, "start at 480 CPUs: rounded up to 512");
-	is_int(start_for(1024), 1024, "start at 1024 CPUs: 1024");
 	is_int(start_for(2048), 1024, "start at 2048 CPUs: no more than the max");
 
-	is_int(walscale_rules_min_locks(2), 1, "min at 2 CPUs: 1");
-	is_int(walscale_rules_min_locks(16), 1, "min at 16 CPUs: 1");
-	is_int(walscale_rules_min_locks(96), 1, "min at 96 CPUs: 1");
-	is_int(walscale_rules_min_locks(480), 1, "min at 480 CPUs: 1");
+	/* walscale.auto_min_locks defaults to PostgreSQL's 8 */
+	is_int(walscale_rules_min_locks(STOCK_LOCKS, max_for(2)), 8,
+		   "min at 2 CPUs: 8 by default");
+	is_int(walscale_rules_min_locks(STOCK_LOCKS, max_for(16)), 8,
+		   "min at 16 CPUs: 8 by default");
+	is_int(walscale_rules_min_locks(STOCK_LOCKS, max_for(96)), 8,
+		   "min at 96 CPUs: 8 by default");
+	is_int(walscale_rules_min_locks(STOCK_LOCKS, max_for(480)), 8,
+		   "min at 480 CPUs: 8 by default");
+	is_int(walscale_rules_min_locks(2, max_for(16)), 2,
+		   "min: a DBA minimum of 2 is taken");
+	is_int(walscale_rules_min_locks(1, max_for(2)), 1,
+		   "min: a DBA minimum of 1 is taken");
+	is_int(walscale_rules_min_locks(64, max_for(2)), 16,
+		   "min: a DBA minimum of 64 above the max (16 at 2 CPUs) is the max");
+	is_int(walscale_rules_min_locks(2048, max_for(480)), 1024,
+		   "min: a DBA minimum of 2048 at 480 CPUs is the max, 1024");
 }
 
 static void
@@ -218,291 +414,831 @@ test_begin(void)
 {
 	AutoRulesState state;
 
-	is_int(walscale_rules_begin(&state, 1024, max_for(2)), 16,
+	is_int(walscale_rules_begin(&state, 1024, 8, max_for(2)), 16,
 		   "begin above the max (1024 at 2 CPUs): down to 16");
-	is_int(walscale_rules_begin(&state, 16, max_for(2)), 16,
-		   "begin at the max: kept");
-	is_int(walscale_rules_begin(&state, 1, max_for(2)), 1,
-		   "begin below the max: kept");
+	is_int(walscale_rules_begin(&state, 4, 8, max_for(2)), 8,
+		   "begin below the min: up to 8");
+	is_int(walscale_rules_begin(&state, 16, 8, max_for(2)), 16,
+		   "begin within the bounds: kept");
 
-	state.hot_windows = 1;
-	state.quiet_windows = 2;
-	state.quiet_needed = 24;
-	state.last_shrink_from = 64;
-	(void) walscale_rules_begin(&state, 32, CORE_MAX_LOCKS);
+	memset(&state, 0x5a, sizeof(state));
+	(void) walscale_rules_begin(&state, 32, 8, CORE_MAX_LOCKS);
 	ok(state.hot_windows == 0 && state.quiet_windows == 0 &&
-	   state.quiet_needed == AUTO_QUIET_WINDOWS && state.last_shrink_from == 0,
-	   "begin forgets streaks and backoff");
+	   state.quiet_needed == AUTO_QUIET_WINDOWS &&
+	   state.since_backoff_s == 0 && state.last_shrink_from == 0 &&
+	   state.trial_from == 0 && state.ceiling == 0 &&
+	   state.ceiling_hold_s == AUTO_CEILING_HOLD_S,
+	   "begin forgets streaks, trial, ceiling and backoff");
 }
 
 static void
 test_figures(void)
 {
-	AutoRulesState state = fresh_state();
+	AutoRulesState state = fresh_state(16);
+	AutoWindowFigures w = window_at(16, HOT_SHARE);
 
-	(void) decide(&state, window_of(16, 10000, 25, 3000, 16));
-	ok(last_verdict.waits_per_1000 == 2.5,
-	   "25 waits in 10000 acquisitions: 2.5 per 1000");
-	ok(last_verdict.blocked_ms_per_s == 300.0,
-	   "3000 ms blocked in 10 s: 300 ms/s");
+	use_only(0, 3, 5, 9, 15, -1);
+	(void) decide(&state, w);
+	ok(last_verdict.waits_per_1000 == WAITS * 1000.0 / ACQUISITIONS,
+	   "figures: waits per 1000 acquisitions");
+	ok(last_verdict.blocked_ms_per_s == HOT_SHARE * BACKENDS * 1000.0,
+	   "figures: ms blocked per s, summed over backends");
+	ok(last_verdict.blocked_share == HOT_SHARE,
+	   "figures: the blocked share");
+	ok(last_verdict.rate == ACQUISITIONS / WINDOW_S / BACKENDS,
+	   "figures: acquisitions per s per active backend");
+	is_int(last_verdict.locks_used, 5, "figures: 5 of 16 locks used");
 
-	state = fresh_state();
-	is_int(decide(&state, window_of(16, 0, 0, 0, 0)), 16,
-		   "a window without acquisitions holds");
-	ok(last_verdict.waits_per_1000 == 0 && last_verdict.reason == NULL,
-	   "a window without acquisitions: 0 waits per 1000, no reason");
+	state = fresh_state(16);
+	is_int(decide(&state, idle_window(16)), 16,
+		   "figures: a window without acquisitions holds");
+	ok(last_verdict.waits_per_1000 == 0 && reason_is(NULL),
+	   "figures: a window without acquisitions: 0 waits per 1000, no reason");
+
+	/* the exactness the boundaries below rely on */
+	(void) decide(&state, window_at(16, AUTO_GROW_BLOCKED_SHARE));
+	ok(last_verdict.blocked_share == AUTO_GROW_BLOCKED_SHARE,
+	   "figures: a window at the grow threshold has exactly its share");
+	(void) decide(&state, window_at(16, AUTO_SHRINK_BLOCKED_SHARE));
+	ok(last_verdict.blocked_share == AUTO_SHRINK_BLOCKED_SHARE,
+	   "figures: a window at the shrink threshold has exactly its share");
 }
 
 static void
-test_grow(void)
+test_thresholds(void)
 {
+	AutoWindowFigures w;
 	AutoRulesState state;
+	int			changes = 0;
+	int			reasons = 0;
 
-	/* 10000 acquisitions, 16 of 16 locks used */
-	is_int(after_windows(2, window_of(16, 10000, 19, 0, 16)), 16,
-		   "grow: 1.9 waits per 1000 twice holds");
-	is_int(after_windows(2, window_of(16, 10000, 20, 0, 16)), 32,
-		   "grow: 2.0 waits per 1000 twice doubles");
-	is_int(after_windows(2, window_of(16, 10000, 0, 1999, 16)), 16,
-		   "grow: 199.9 ms/s blocked twice holds");
-	is_int(after_windows(2, window_of(16, 10000, 0, 2000, 16)), 32,
-		   "grow: 200 ms/s blocked twice doubles");
-	is_int(after_windows(2, window_of(16, 499, 100, 0, 16)), 16,
-		   "grow: 499 acquisitions are too few to judge");
-	is_int(after_windows(2, window_of(16, 500, 100, 0, 16)), 32,
-		   "grow: 500 acquisitions are enough");
-	is_int(after_windows(2, window_of(16, 10000, 100, 0, 7)), 16,
-		   "grow: 7 of 16 locks used holds");
-	is_int(after_windows(2, window_of(16, 10000, 100, 0, 8)), 32,
-		   "grow: 8 of 16 locks used (half) doubles");
+	/* the share: grow at or above the threshold */
+	w = window_at(16, AUTO_GROW_BLOCKED_SHARE);
+	w.blocked_ns--;
+	is_int(after_windows(AUTO_HOT_WINDOWS, w), 16,
+		   "grow: a share just below AUTO_GROW_BLOCKED_SHARE holds");
+	is_int(after_windows(AUTO_HOT_WINDOWS,
+						 window_at(16, AUTO_GROW_BLOCKED_SHARE)), 32,
+		   "grow: a share at AUTO_GROW_BLOCKED_SHARE doubles");
 
-	is_int(after_windows(1, hot_window(16)), 16,
-		   "grow: one hot window holds");
-	state = fresh_state();
-	(void) decide(&state, hot_window(16));
-	is_int(decide(&state, hot_window(16)), 32,
-		   "grow: the second hot window in a row doubles");
-	ok(last_verdict.reason != NULL &&
-	   strcmp(last_verdict.reason, "contention") == 0,
-	   "grow: the reason is contention");
+	/* the waits: a share of few sleeps is noise */
+	w = hot_window(16);
+	w.blocking_waits = AUTO_MIN_WAITS - 1;
+	is_int(after_windows(AUTO_HOT_WINDOWS, w), 16,
+		   "grow: AUTO_MIN_WAITS - 1 sleeps hold");
+	w.blocking_waits = AUTO_MIN_WAITS;
+	is_int(after_windows(AUTO_HOT_WINDOWS, w), 32,
+		   "grow: AUTO_MIN_WAITS sleeps double");
 
-	state = fresh_state();
-	(void) decide(&state, hot_window(16));
-	(void) decide(&state, lukewarm_window(16));
-	is_int(decide(&state, hot_window(16)), 16,
-		   "grow: a window between the thresholds breaks the hot run");
-	state = fresh_state();
-	(void) decide(&state, hot_window(16));
-	(void) decide(&state, quiet_window(16));
-	is_int(decide(&state, hot_window(16)), 16,
-		   "grow: a quiet window breaks the hot run");
-	state = fresh_state();
-	(void) decide(&state, hot_window(16));
-	(void) decide(&state, window_of(16, 499, 0, 0, 1));
-	is_int(decide(&state, hot_window(16)), 32,
-		   "grow: a window too small to judge does not break the hot run");
+	/* the acquisitions: fewer are not judged, however high the share */
+	w = hot_window(16);
+	w.acquisitions = AUTO_MIN_ACQUISITIONS - 1;
+	is_int(after_windows(AUTO_HOT_WINDOWS, w), 16,
+		   "grow: AUTO_MIN_ACQUISITIONS - 1 acquisitions hold");
+	w.acquisitions = AUTO_MIN_ACQUISITIONS;
+	is_int(after_windows(AUTO_HOT_WINDOWS, w), 32,
+		   "grow: AUTO_MIN_ACQUISITIONS acquisitions double");
 
-	state = fresh_state();
-	(void) decide(&state, hot_window(16));
-	(void) decide(&state, hot_window(16));
-	is_int(decide(&state, hot_window(32)), 32,
-		   "grow: the window after a grow starts a new hot run");
-	is_int(decide(&state, hot_window(32)), 64,
-		   "grow: two hot windows after a grow double again");
+	/* the hot windows in a row */
+	is_int(after_windows(AUTO_HOT_WINDOWS - 1, hot_window(16)), 16,
+		   "grow: AUTO_HOT_WINDOWS - 1 hot windows hold");
+	state = fresh_state(16);
+	for (int i = 0; i < AUTO_HOT_WINDOWS; i++)
+		(void) decide(&state, hot_window(16));
+	is_int(last_verdict.target, 32, "grow: AUTO_HOT_WINDOWS hot windows double");
+	ok(reason_is(AUTO_REASON_GROW), "grow: the reason is AUTO_REASON_GROW");
 
-	is_int(after_windows(2, hot_window(1024)), 1024,
-		   "grow: at the max (1024) hot windows hold");
-	is_int(after_windows(2, hot_window(768)), 1024,
-		   "grow: from 768, doubling stops at the max (1024)");
+	/* the share: quiet below the threshold */
+	is_int(after_windows(AUTO_QUIET_WINDOWS,
+						 window_at(16, AUTO_SHRINK_BLOCKED_SHARE)), 16,
+		   "shrink: a share at AUTO_SHRINK_BLOCKED_SHARE holds");
+	w = window_at(16, AUTO_SHRINK_BLOCKED_SHARE);
+	w.blocked_ns--;
+	is_int(after_windows(AUTO_QUIET_WINDOWS, w), 8,
+		   "shrink: a share just below AUTO_SHRINK_BLOCKED_SHARE halves");
+
+	/* the quiet windows in a row */
+	is_int(after_windows(AUTO_QUIET_WINDOWS - 1, quiet_window(16)), 16,
+		   "shrink: AUTO_QUIET_WINDOWS - 1 quiet windows hold");
+	state = fresh_state(16);
+	for (int i = 0; i < AUTO_QUIET_WINDOWS; i++)
+		(void) decide(&state, quiet_window(16));
+	is_int(last_verdict.target, 8,
+		   "shrink: AUTO_QUIET_WINDOWS quiet windows halve");
+	ok(reason_is(AUTO_REASON_SHRINK), "shrink: the reason is AUTO_REASON_SHRINK");
+	/* a "shrink" to the floor itself would be recorded as a change */
+	state = fresh_state(8);
+	for (int i = 0; i < 3 * AUTO_QUIET_WINDOWS; i++)
+	{
+		if (decide(&state, quiet_window(8)) != 8)
+			changes++;
+		if (last_verdict.reason != NULL)
+			reasons++;
+	}
+	is_int(changes, 0, "shrink: at the floor (8) quiet windows hold");
+	is_int(reasons, 0, "shrink: at the floor no reason is given");
+	state = fresh_state(32);
+	(void) windows_to_change(&state, 32, quiet_window, 100);
+	is_int(windows_to_change(&state, 16, quiet_window, 100),
+		   AUTO_QUIET_WINDOWS,
+		   "shrink: after a shrink, AUTO_QUIET_WINDOWS more to the next");
 }
 
 static void
-test_shrink(void)
+test_streaks(void)
 {
 	AutoRulesState state;
 	AutoWindowFigures w;
 
-	/* 100000 acquisitions, 1 of 16 locks used */
-	is_int(after_windows(3, window_of(16, 100000, 20, 0, 1)), 16,
-		   "shrink: 0.2 waits per 1000 three times holds");
-	is_int(after_windows(3, window_of(16, 100000, 19, 0, 1)), 8,
-		   "shrink: 0.19 waits per 1000 three times halves");
-	is_int(after_windows(3, window_of(16, 100000, 0, 200, 1)), 16,
-		   "shrink: 20 ms/s blocked three times holds");
-	w = window_of(16, 100000, 0, 0, 1);
-	w.blocked_ns = 200 * NS_PER_MS - 1;
-	is_int(after_windows(3, w), 8,
-		   "shrink: just under 20 ms/s blocked three times halves");
-	is_int(after_windows(3, window_of(16, 499, 0, 0, 1)), 16,
-		   "shrink: 499 acquisitions are too few to judge");
-	is_int(after_windows(3, window_of(16, 500, 0, 0, 1)), 8,
-		   "shrink: 500 acquisitions are enough");
-	is_int(after_windows(3, window_of(16, 100000, 0, 0, 9)), 16,
-		   "shrink: 9 of 16 locks used holds");
-	is_int(after_windows(3, window_of(16, 100000, 0, 0, 8)), 8,
-		   "shrink: 8 of 16 locks used (half) halves");
+	state = fresh_state(16);
+	(void) decide(&state, hot_window(16));
+	(void) decide(&state, lukewarm_window(16));
+	is_int(decide(&state, hot_window(16)), 16,
+		   "streak: a window between the thresholds breaks the hot one");
+	state = fresh_state(16);
+	(void) decide(&state, hot_window(16));
+	(void) decide(&state, quiet_window(16));
+	is_int(decide(&state, hot_window(16)), 16,
+		   "streak: a quiet window breaks the hot one");
+	state = fresh_state(16);
+	(void) decide(&state, hot_window(16));
+	w = hot_window(16);
+	w.acquisitions = AUTO_MIN_ACQUISITIONS - 1;
+	(void) decide(&state, w);
+	is_int(decide(&state, hot_window(16)), 16,
+		   "streak: a window with too little data breaks the hot one");
 
-	is_int(after_windows(2, quiet_window(16)), 16,
-		   "shrink: two quiet windows hold");
-	state = fresh_state();
-	(void) decide(&state, quiet_window(16));
-	(void) decide(&state, quiet_window(16));
-	is_int(decide(&state, quiet_window(16)), 8,
-		   "shrink: the third quiet window in a row halves");
-	ok(last_verdict.reason != NULL &&
-	   strcmp(last_verdict.reason, "locks unused") == 0,
-	   "shrink: the reason is locks unused");
-
-	state = fresh_state();
-	(void) decide(&state, quiet_window(16));
-	(void) decide(&state, quiet_window(16));
+	state = fresh_state(16);
+	for (int i = 0; i < AUTO_QUIET_WINDOWS - 1; i++)
+		(void) decide(&state, quiet_window(16));
 	(void) decide(&state, lukewarm_window(16));
 	is_int(decide(&state, quiet_window(16)), 16,
-		   "shrink: a window between the thresholds breaks the quiet run");
-	state = fresh_state();
-	(void) decide(&state, quiet_window(16));
-	(void) decide(&state, quiet_window(16));
+		   "streak: a window between the thresholds breaks the quiet one");
+	state = fresh_state(16);
+	for (int i = 0; i < AUTO_QUIET_WINDOWS - 1; i++)
+		(void) decide(&state, quiet_window(16));
 	(void) decide(&state, hot_window(16));
 	is_int(decide(&state, quiet_window(16)), 16,
-		   "shrink: a hot window breaks the quiet run");
-	state = fresh_state();
-	(void) decide(&state, quiet_window(16));
-	(void) decide(&state, quiet_window(16));
-	(void) decide(&state, window_of(16, 499, 100, 0, 16));
-	is_int(decide(&state, quiet_window(16)), 8,
-		   "shrink: a window too small to judge does not break the quiet run");
+		   "streak: a hot window breaks the quiet one");
 
-	state = fresh_state();
-	for (int i = 0; i < 3; i++)
+	/* too little data is quiet: nothing runs, the locks are not needed */
+	is_int(after_windows(AUTO_QUIET_WINDOWS, idle_window(16)), 8,
+		   "streak: AUTO_QUIET_WINDOWS idle windows halve");
+	w = hot_window(16);
+	w.acquisitions = AUTO_MIN_ACQUISITIONS - 1;
+	is_int(after_windows(AUTO_QUIET_WINDOWS, w), 8,
+		   "streak: windows with too little data count as quiet, whatever their share");
+	state = fresh_state(16);
+	for (int i = 0; i < AUTO_QUIET_WINDOWS - 1; i++)
 		(void) decide(&state, quiet_window(16));
-	is_int(windows_to_change(&state, 8, quiet_window, 10), 3,
-		   "shrink: after a shrink, three more quiet windows to the next");
+	is_int(decide(&state, idle_window(16)), 8,
+		   "streak: an idle window continues the quiet one");
+}
 
-	is_int(after_windows(3, window_of(16, 100000, 0, 0, 3)), 8,
-		   "shrink: 3 of 16 locks used: down to 8, half");
-	is_int(after_windows(3, window_of(12, 100000, 0, 0, 6)), 8,
-		   "shrink: 6 of 12 locks used: down to 8, not 6, a power of two that holds them");
-	is_int(after_windows(3, quiet_window(2)), 1,
-		   "shrink: from 2 down to the min, 1");
-	is_int(after_windows(3, quiet_window(1)), 1,
-		   "shrink: at the min quiet windows hold");
-	state = fresh_state();
-	(void) decide(&state, quiet_window(1));
-	is_int(state.quiet_windows, 0,
-		   "shrink: at the min a quiet window counts for nothing");
-	w = quiet_window(6);
-	w.min_locks = 4;
-	is_int(after_windows(3, w), 4,
-		   "shrink: from 6 with a min of 4: down to 4, not 3");
+static void
+test_trial(void)
+{
+	AutoRulesState state;
+	AutoWindowFigures w;
+	double		cut = HOT_SHARE * (1.0 - AUTO_KEEP_CUT);
+	double		half = HOT_SHARE / 2;
+
+	/* the share cut: by AUTO_KEEP_CUT of what it was, the rate well up */
+	state = grown_state();
+	ok(state.trial_from == 16 && state.trial_share == HOT_SHARE &&
+	   state.trial_rate == ACQUISITIONS / WINDOW_S / BACKENDS,
+	   "trial: the grow from 16 is on trial with its window's figures");
+	w = window_at(32, cut);
+	w.acquisitions = 2 * ACQUISITIONS;
+	w.blocked_ns++;
+	is_int(decide(&state, w), 16,
+		   "trial: a share cut just short of AUTO_KEEP_CUT undoes the grow");
+	ok(reason_is(AUTO_REASON_UNDO), "trial: the reason is AUTO_REASON_UNDO");
+	state = grown_state();
+	w.blocked_ns--;
+	(void) decide(&state, w);
+	ok(last_verdict.blocked_share == cut && !reason_is(AUTO_REASON_UNDO),
+	   "trial: a share cut by AUTO_KEEP_CUT keeps the grow");
+
+	/* the rate gain: AUTO_KEEP_GAIN_OF_FREED of the share freed */
+	state = grown_state();
+	w = window_at(32, half);
+	w.acquisitions = (uint64) rint(ACQUISITIONS *
+								   (1.0 + AUTO_KEEP_GAIN_OF_FREED * (HOT_SHARE - half)));
+	w.acquisitions--;
+	is_int(decide(&state, w), 16,
+		   "trial: a rate gain just short of AUTO_KEEP_GAIN_OF_FREED of the share freed undoes");
+	state = grown_state();
+	w.acquisitions++;
+	(void) decide(&state, w);
+	ok(!reason_is(AUTO_REASON_UNDO),
+	   "trial: a rate gain of AUTO_KEEP_GAIN_OF_FREED of the share freed keeps");
+	state = grown_state();
+	w = window_at(32, half);
+	is_int(decide(&state, w), 16,
+		   "trial: the share halved but the rate no higher undoes");
+
+	/* the rate is per backend: more backends inserting is not a gain */
+	state = grown_state();
+	w = window_at(32, half);
+	w.backends = 2 * BACKENDS;
+	w.blocked_ns = blocked_ns_for(half, w.backends, WINDOW_S);
+	w.acquisitions = 2 * ACQUISITIONS;
+	is_int(decide(&state, w), 16,
+		   "trial: twice the acquisitions from twice the backends undoes");
+
+	/* a kept grow in a hot window grows again at once: a ramp */
+	state = grown_state();
+	w = window_at(32, half);
+	w.acquisitions = 2 * ACQUISITIONS;
+	is_int(decide(&state, w), 64,
+		   "trial: a kept grow whose window is still hot doubles again");
+	ok(reason_is(AUTO_REASON_GROW) && state.trial_from == 32,
+	   "trial: that grow is on trial in turn");
+
+	/* a kept grow in a calm window holds, and the streak starts afresh */
+	state = grown_state();
+	is_int(decide(&state, relieved_window(32)), 32,
+		   "trial: a kept grow in a calm window holds");
+	is_int(decide(&state, hot_window(32)), 32,
+		   "trial: then one hot window holds");
+	is_int(decide(&state, hot_window(32)), 64,
+		   "trial: then a second one doubles");
+
+	/* an idle window cannot judge: the grow stays, untested */
+	state = grown_state();
+	is_int(decide(&state, idle_window(32)), 32,
+		   "trial: an idle window after a grow keeps it");
+	ok(reason_is(NULL) && state.trial_from == 0 && state.ceiling == 0,
+	   "trial: untested, no ceiling");
+	is_int(decide(&state, hot_window(32)), 32,
+		   "trial: an untested grow is no kept one: one hot window holds");
+
+	/* a grow not applied is not judged, and needs its hot windows again */
+	state = grown_state();
+	is_int(decide(&state, hot_window(16)), 16,
+		   "trial: a grow not applied is not undone, one hot window holds");
+	ok(reason_is(NULL) && state.trial_from == 0 && state.ceiling == 0,
+	   "trial: a grow not applied leaves no ceiling");
+	is_int(decide(&state, hot_window(16)), 32,
+		   "trial: the next hot window grows again");
+
+	/* the undo */
+	state = grown_state();
+	is_int(decide(&state, hot_window(32)), 16,
+		   "undo: no relief at 32: back to 16");
+	ok(reason_is(AUTO_REASON_UNDO) && state.ceiling == 16 &&
+	   state.ceiling_left_s == AUTO_CEILING_HOLD_S &&
+	   state.ceiling_hold_s == 2 * AUTO_CEILING_HOLD_S,
+	   "undo: 16 is the ceiling for AUTO_CEILING_HOLD_S, the next hold twice that");
+
+	/* walscale.auto_min_locks raised to 12 during the trial */
+	state = fresh_state(8);
+	(void) decide(&state, hot_window(8));
+	(void) decide(&state, hot_window(8));
+	w = hot_window(16);
+	w.min_locks = 12;
+	is_int(decide(&state, w), 12,
+		   "undo: a grow from 8 undone with the min at 12: 12, not 8");
+	is_int(state.ceiling, 12, "undo: the ceiling is the number undone to");
 }
 
 /*
- * Shrink from 16 to 8, then let two hot windows undo it; returns the quiet
- * windows the shrink took.
+ * A grow from 16 that fails: two hot windows are enough when no ceiling
+ * holds; returns the windows the ceiling held the grow back.
+ */
+static int
+failed_grow(AutoRulesState *state, int window_limit)
+{
+	int			held = windows_to_change(state, 16, hot_window, window_limit);
+
+	(void) decide(state, hot_window(32));
+	return held;
+}
+
+static void
+test_ceiling(void)
+{
+	AutoRulesState state = grown_state();
+	double		hold = AUTO_CEILING_HOLD_S;
+	int			failures = 0;
+	bool		held_right = true;
+	bool		hold_right = true;
+
+	(void) decide(&state, hot_window(32));
+	is_int(windows_to_change(&state, 16, hot_window,
+							 WINDOWS_IN(AUTO_CEILING_HOLD_S) - 1), -1,
+		   "ceiling: hot windows at 16 hold while it holds");
+	is_int(decide(&state, hot_window(16)), 32,
+		   "ceiling: it lifts after AUTO_CEILING_HOLD_S of windows");
+
+	/* a second failure in a row: twice as long */
+	(void) decide(&state, hot_window(32));
+	is_int(failed_grow(&state, 100000), 2 * WINDOWS_IN(AUTO_CEILING_HOLD_S),
+		   "ceiling: after a second failure it holds twice as long");
+
+	/* up to the cap, which then holds */
+	state = grown_state();
+	(void) decide(&state, hot_window(32));
+	while (hold < AUTO_CEILING_HOLD_MAX_S || failures < 2)
+	{
+		int			held = failed_grow(&state, 100000);
+		double		next = Min(hold * 2, AUTO_CEILING_HOLD_MAX_S);
+
+		held_right &= held == WINDOWS_IN(hold);
+		hold_right &= state.ceiling_left_s == next;
+		if (hold >= AUTO_CEILING_HOLD_MAX_S)
+			failures++;
+		hold = next;
+	}
+	ok(held_right, "ceiling: each failure in a row doubles the hold up to AUTO_CEILING_HOLD_MAX_S");
+	ok(hold_right && state.ceiling_hold_s == AUTO_CEILING_HOLD_MAX_S,
+	   "ceiling: the hold stays at AUTO_CEILING_HOLD_MAX_S");
+
+	/* a kept grow resets the hold */
+	state = grown_state();
+	(void) decide(&state, hot_window(32));
+	(void) windows_to_change(&state, 16, hot_window, 100000);
+	is_int(decide(&state, relieved_window(32)), 32,
+		   "ceiling: once lifted, a grow that helps is kept");
+	ok(state.ceiling_hold_s == AUTO_CEILING_HOLD_S,
+	   "ceiling: a kept grow resets the hold to AUTO_CEILING_HOLD_S");
+	(void) decide(&state, hot_window(32));
+	(void) decide(&state, hot_window(32));
+	is_int(decide(&state, hot_window(64)), 32,
+		   "ceiling: a failed grow from 32 after it: back to 32");
+	ok(state.ceiling == 32 && state.ceiling_left_s == AUTO_CEILING_HOLD_S,
+	   "ceiling: 32 held AUTO_CEILING_HOLD_S, not twice that");
+
+	/* a ceiling above the number: grows up to it */
+	set_model(8, MAX_LOCKS, 0.8);
+	state = fresh_state(8);
+	state.ceiling = 32;
+	state.ceiling_left_s = AUTO_CEILING_HOLD_S;
+	{
+		int			changes = 0;
+		int			locks = run_windows(&state, 8, 20, model_window, &changes);
+
+		is_int(locks, 32, "ceiling: a ceiling of 32 above 8: grows to 32, not past it");
+	}
+}
+
+/*
+ * Shrink from 16 to 8 in quiet windows, then grow back to 16 (undoing the
+ * shrink) and keep that grow in a calm window; returns the quiet windows
+ * the shrink took.
  */
 static int
 undone_shrink(AutoRulesState *state)
 {
-	int			quiet = windows_to_change(state, 16, quiet_window, 100);
+	int			quiet = windows_to_change(state, 16, quiet_window, 1000);
 
 	(void) decide(state, hot_window(8));
 	(void) decide(state, hot_window(8));
+	(void) decide(state, relieved_window(16));
 	return quiet;
 }
 
 static void
 test_backoff(void)
 {
-	AutoRulesState state = fresh_state();
-	int			changes;
+	AutoRulesState state = fresh_state(16);
+	AutoWindowFigures w;
+	int			needed = AUTO_QUIET_WINDOWS;
+	bool		took_right = true;
+	bool		doubled_right = true;
+	int			changes = 0;
 
-	is_int(undone_shrink(&state), 3, "backoff: the first shrink takes 3 quiet windows");
-	is_int(state.quiet_needed, 6, "backoff: a grow that undoes it doubles them to 6");
-	is_int(undone_shrink(&state), 6, "backoff: the next shrink takes 6");
-	is_int(undone_shrink(&state), 12, "backoff: then 12");
-	is_int(undone_shrink(&state), 24, "backoff: then 24");
-	is_int(state.quiet_needed, 48, "backoff: then 48, the cap");
-	is_int(undone_shrink(&state), 48, "backoff: at the cap the shrink takes 48");
-	is_int(state.quiet_needed, 48, "backoff: and the cap holds after another undone shrink");
+	is_int(undone_shrink(&state), AUTO_QUIET_WINDOWS,
+		   "backoff: the first shrink takes AUTO_QUIET_WINDOWS");
+	is_int(state.quiet_needed, 2 * AUTO_QUIET_WINDOWS,
+		   "backoff: a grow that undoes it doubles them");
+	is_int(undone_shrink(&state), 2 * AUTO_QUIET_WINDOWS,
+		   "backoff: the next shrink takes twice AUTO_QUIET_WINDOWS");
+	needed = 4 * AUTO_QUIET_WINDOWS;
+	for (int i = 0; i < 10; i++)
+	{
+		took_right &= undone_shrink(&state) == needed;
+		needed = Min(needed * 2, AUTO_QUIET_WINDOWS_MAX);
+		doubled_right &= state.quiet_needed == needed;
+	}
+	ok(took_right && doubled_right,
+	   "backoff: each undone shrink doubles the quiet windows up to AUTO_QUIET_WINDOWS_MAX");
+	is_int(state.quiet_needed, AUTO_QUIET_WINDOWS_MAX,
+		   "backoff: and the cap holds");
 
 	/* a grow to a number no shrink left: no backoff */
-	state = fresh_state();
-	(void) decide(&state, hot_window(16));
-	(void) decide(&state, hot_window(16));
+	state = grown_state();
 	is_int(state.quiet_needed, AUTO_QUIET_WINDOWS,
-		   "backoff: a grow that undoes no shrink leaves 3 quiet windows");
+		   "backoff: a grow that undoes no shrink leaves AUTO_QUIET_WINDOWS");
 
-	/* shrink 32 -> 16 -> 8, grow 8 -> 16: not back to 32, no backoff */
-	state = fresh_state();
-	(void) run_windows(&state, 32, 6, quiet_window, 1, 1024, &changes);
+	/* shrinks 32 -> 16 -> 8, grows 8 -> 16 -> 32: only the first undoes */
+	state = fresh_state(32);
+	(void) windows_to_change(&state, 32, quiet_window, 1000);
+	(void) windows_to_change(&state, 16, quiet_window, 1000);
 	(void) decide(&state, hot_window(8));
 	(void) decide(&state, hot_window(8));
-	is_int(state.quiet_needed, 6,
-		   "backoff: shrinks 32 to 16 to 8, a grow to 16 undoes the last: doubles");
-	state = fresh_state();
-	(void) run_windows(&state, 32, 6, quiet_window, 1, 1024, &changes);
+	is_int(state.quiet_needed, 2 * AUTO_QUIET_WINDOWS,
+		   "backoff: the grow from 8 to 16 undoes the last shrink: doubles");
+	/* kept and still hot: on to 32 at once */
+	w = window_at(16, HOT_SHARE / 2);
+	w.acquisitions = 2 * ACQUISITIONS;
+	ok(decide(&state, w) == 32 && state.quiet_needed == 2 * AUTO_QUIET_WINDOWS,
+	   "backoff: the grow on to 32 does not double again");
+
+	/* the decay: halves after AUTO_BACKOFF_DECAY_S without another */
+	state = fresh_state(16);
+	(void) undone_shrink(&state);	/* the grow was 2 windows ago */
+	(void) run_windows(&state, 16,
+					   WINDOWS_IN(AUTO_BACKOFF_DECAY_S) - 2, lukewarm_window,
+					   &changes);
+	is_int(state.quiet_needed, 2 * AUTO_QUIET_WINDOWS,
+		   "backoff: a window short of AUTO_BACKOFF_DECAY_S after the grow: still doubled");
+	(void) decide(&state, lukewarm_window(16));
+	is_int(state.quiet_needed, AUTO_QUIET_WINDOWS,
+		   "backoff: AUTO_BACKOFF_DECAY_S after the grow: halved");
+
+	state = fresh_state(16);
+	(void) undone_shrink(&state);
+	(void) undone_shrink(&state);
+	(void) run_windows(&state, 16,
+					   WINDOWS_IN(AUTO_BACKOFF_DECAY_S) - 1, lukewarm_window,
+					   &changes);
+	is_int(state.quiet_needed, 2 * AUTO_QUIET_WINDOWS,
+		   "backoff: quadrupled, AUTO_BACKOFF_DECAY_S later: halved once");
+	(void) decide(&state, lukewarm_window(16));
+	is_int(state.quiet_needed, 2 * AUTO_QUIET_WINDOWS,
+		   "backoff: the next window does not halve it again");
+	(void) run_windows(&state, 16,
+					   WINDOWS_IN(AUTO_BACKOFF_DECAY_S) - 2, lukewarm_window,
+					   &changes);
+	is_int(state.quiet_needed, 2 * AUTO_QUIET_WINDOWS,
+		   "backoff: a window short of another AUTO_BACKOFF_DECAY_S: not yet");
+	(void) decide(&state, lukewarm_window(16));
+	is_int(state.quiet_needed, AUTO_QUIET_WINDOWS,
+		   "backoff: another AUTO_BACKOFF_DECAY_S: back to AUTO_QUIET_WINDOWS");
+	is_int(undone_shrink(&state), AUTO_QUIET_WINDOWS,
+		   "backoff: decayed, a shrink takes AUTO_QUIET_WINDOWS again");
+
+	/* a grow back long after the shrink is a new load, not a swing */
+	state = fresh_state(16);
+	is_int(windows_to_change(&state, 16, quiet_window, 1000),
+		   AUTO_QUIET_WINDOWS, "backoff: 16 shrinks to 8");
+	(void) run_windows(&state, 8, WINDOWS_IN(AUTO_BACKOFF_DECAY_S),
+					   lukewarm_window, &changes);
 	(void) decide(&state, hot_window(8));
+	is_int(decide(&state, hot_window(8)), 16,
+		   "backoff: AUTO_BACKOFF_DECAY_S after the shrink, 8 grows to 16");
+	is_int(state.quiet_needed, AUTO_QUIET_WINDOWS,
+		   "backoff: that grow, long after the shrink, does not double the quiet windows");
+}
+
+/* AUTO_QUIET_WINDOWS quiet windows on 16 with only the locks given used */
+static int
+shrink_with(int min_locks, int lock,...)
+{
+	AutoRulesState state = fresh_state(16);
+	int			target = 16;
+	va_list		args;
+
+	for (int n = 0; n < AUTO_QUIET_WINDOWS; n++)
+	{
+		AutoWindowFigures w = quiet_window(16);
+
+		memset(lock_use, 0, sizeof(lock_use));
+		va_start(args, lock);
+		for (int i = lock; i >= 0; i = va_arg(args, int))
+			lock_use[i] = 1000;
+		va_end(args);
+		w.min_locks = min_locks;
+		target = decide(&state, w);
+	}
+	return target;
+}
+
+static void
+test_hysteresis(void)
+{
+	AutoRulesState state;
+	AutoWindowFigures w;
+
+	/* a backend's lock is its ProcNumber modulo the number */
+	for (int i = 0; i < 8; i++)
+		is_int(shrink_with(MIN_LOCKS, i, i + 8, -1), 16,
+			   "hysteresis: locks %d and %d both used: no shrink to 8", i, i + 8);
+	is_int(shrink_with(MIN_LOCKS, 0, 9, 2, 11, 4, 13, 6, 15, -1), 8,
+		   "hysteresis: one lock of each pair used: shrinks to 8");
+	is_int(shrink_with(MIN_LOCKS, 8, 9, 10, 11, 12, 13, 14, 15, -1), 8,
+		   "hysteresis: the upper half used: shrinks to 8");
+	is_int(shrink_with(MIN_LOCKS, 0, 1, 2, 3, 4, 5, 6, 7, -1), 8,
+		   "hysteresis: the lower half used: shrinks to 8");
+
+	/* a floor of 12: lock i joins lock i mod 12 */
+	is_int(shrink_with(12, 1, 13, -1), 16,
+		   "hysteresis: to 12, locks 1 and 13 both used: no shrink");
+	is_int(shrink_with(12, 5, 13, -1), 12,
+		   "hysteresis: to 12, locks 5 and 13 used: shrinks to 12, not below");
+
+	/* a shrink not taken starts the quiet count afresh */
+	state = fresh_state(16);
+	for (int n = 0; n < AUTO_QUIET_WINDOWS; n++)
+	{
+		w = quiet_window(16);
+		use_only(3, 11, -1);
+		(void) decide(&state, w);
+	}
+	is_int(windows_to_change(&state, 16, quiet_window, 100),
+		   AUTO_QUIET_WINDOWS,
+		   "hysteresis: after a shrink not taken, AUTO_QUIET_WINDOWS more");
+}
+
+static void
+test_clamps(void)
+{
+	AutoRulesState state;
+	AutoWindowFigures w;
+
+	w = hot_window(MAX_LOCKS);
+	is_int(after_windows(AUTO_HOT_WINDOWS * 3, w), MAX_LOCKS,
+		   "max: at the max hot windows hold");
+	ok(reason_is(NULL), "max: at the max no reason is given");
+	w = hot_window(64);
+	w.max_locks = 96;
+	is_int(after_windows(AUTO_HOT_WINDOWS, w), 96,
+		   "max: from 64 with a max of 96, doubling stops at 96");
+
+	w = quiet_window(16);
+	w.min_locks = 12;
+	is_int(after_windows(AUTO_QUIET_WINDOWS, w), 12,
+		   "floor: from 16 with a floor of 12, halving stops at 12");
+
+	state = fresh_state(8);
+	w = quiet_window(4);
+	is_int(decide(&state, w), 8, "floor: 4 below the floor 8: up to 8");
+	ok(reason_is(AUTO_REASON_FLOOR), "floor: the reason is AUTO_REASON_FLOOR");
+	w = lukewarm_window(256);
+	is_int(decide(&state, w), MAX_LOCKS, "max: 256 above the max 128: down to it");
+	ok(reason_is(AUTO_REASON_MAX), "max: the reason is AUTO_REASON_MAX");
+	ok(last_verdict.blocked_share == LUKEWARM_SHARE &&
+	   last_verdict.rate == ACQUISITIONS / WINDOW_S / BACKENDS &&
+	   last_verdict.locks_used == 128 &&
+	   last_verdict.waits_per_1000 == WAITS * 1000.0 / ACQUISITIONS &&
+	   last_verdict.blocked_ms_per_s == w.blocked_ns / 1e6 / WINDOW_S,
+	   "max: that verdict still gives the window's figures");
+
+	/* a window that only follows the bounds still wears off the ceiling */
+	state = fresh_state(16);
+	state.ceiling = 16;
+	state.ceiling_left_s = 2 * WINDOW_S;
+	(void) decide(&state, quiet_window(4));
+	ok(state.ceiling == 16 && state.ceiling_left_s == WINDOW_S,
+	   "bounds: a window that follows the floor counts towards the ceiling's hold");
+
+	/* a change of bounds forgets the streaks and the trial */
+	state = fresh_state(8);
 	(void) decide(&state, hot_window(8));
-	(void) decide(&state, hot_window(16));
-	(void) decide(&state, hot_window(16));
-	is_int(state.quiet_needed, 6,
-		   "backoff: the grow on to 32 does not double again");
+	w = hot_window(8);
+	w.min_locks = 16;
+	(void) decide(&state, w);
+	w = hot_window(16);
+	w.min_locks = 16;
+	is_int(decide(&state, w), 16,
+		   "bounds: after a raised floor, one hot window holds");
+	state = fresh_state(32);
+	for (int i = 0; i < AUTO_QUIET_WINDOWS - 1; i++)
+		(void) decide(&state, quiet_window(32));
+	w = quiet_window(32);
+	w.max_locks = 16;
+	(void) decide(&state, w);
+	w = quiet_window(16);
+	w.max_locks = 16;
+	is_int(decide(&state, w), 16,
+		   "bounds: after a lowered max, one quiet window holds");
+	state = grown_state();
+	w = hot_window(32);
+	w.min_locks = 64;
+	(void) decide(&state, w);
+	w = hot_window(64);
+	w.min_locks = 64;
+	(void) decide(&state, w);
+	ok(!reason_is(AUTO_REASON_UNDO) && state.ceiling == 0,
+	   "bounds: a grow on trial when the floor rose is not judged");
+}
+
+/* one figure of one window at backends and cpus: the target after two */
+static int
+grow_at(double share, double backends, int cpus, bool below)
+{
+	AutoRulesState state;
+	AutoWindowFigures w = window_at(8, share);
+	int			target = 8;
+
+	w.backends = backends;
+	w.cpus = cpus;
+	w.max_locks = max_for(cpus);
+	w.blocked_ns = blocked_ns_for(share, backends > 0 ? backends : cpus,
+								  WINDOW_S);
+	if (below)
+		w.blocked_ns--;
+	(void) walscale_rules_begin(&state, 8, MIN_LOCKS, w.max_locks);
+	for (int i = 0; i < AUTO_HOT_WINDOWS; i++)
+		target = decide(&state, w);
+	return target;
+}
+
+static void
+test_scale_free(void)
+{
+	double		backends[] = {2, 16, 2000};
+	int			cpus[] = {2, 480};
+	AutoWindowFigures w;
+
+	for (int i = 0; i < lengthof(backends); i++)
+	{
+		is_int(grow_at(AUTO_GROW_BLOCKED_SHARE, backends[i], CPUS, true), 8,
+			   "scale: %g backends on %d CPUs, just below the grow share: holds",
+			   backends[i], CPUS);
+		is_int(grow_at(AUTO_GROW_BLOCKED_SHARE, backends[i], CPUS, false), 16,
+			   "scale: %g backends on %d CPUs, at the grow share: grows",
+			   backends[i], CPUS);
+	}
+	for (int i = 0; i < lengthof(cpus); i++)
+	{
+		is_int(grow_at(AUTO_GROW_BLOCKED_SHARE, BACKENDS, cpus[i], true), 8,
+			   "scale: %g backends on %d CPUs, just below the grow share: holds",
+			   BACKENDS, cpus[i]);
+		is_int(grow_at(AUTO_GROW_BLOCKED_SHARE, BACKENDS, cpus[i], false), 16,
+			   "scale: %g backends on %d CPUs, at the grow share: grows",
+			   BACKENDS, cpus[i]);
+	}
+
+	/* backends unknown: per CPU, and the rate is the total */
+	for (int i = 0; i < lengthof(cpus); i++)
+	{
+		is_int(grow_at(AUTO_GROW_BLOCKED_SHARE, 0, cpus[i], true), 8,
+			   "scale: backends unknown on %d CPUs, just below the grow share per CPU: holds",
+			   cpus[i]);
+		is_int(grow_at(AUTO_GROW_BLOCKED_SHARE, 0, cpus[i], false), 16,
+			   "scale: backends unknown on %d CPUs, at the grow share per CPU: grows",
+			   cpus[i]);
+	}
+	w = window_at(8, 0);
+	w.backends = 0;
+	w.blocked_ns = blocked_ns_for(HOT_SHARE, CPUS, WINDOW_S);
+	{
+		AutoRulesState state = fresh_state(8);
+
+		(void) decide(&state, w);
+	}
+	ok(last_verdict.blocked_share == HOT_SHARE &&
+	   last_verdict.rate == ACQUISITIONS / WINDOW_S,
+	   "scale: backends unknown: the share per CPU, the rate in total");
+
+	/* the shrink threshold means the same at 2000 backends */
+	w = window_at(16, 0);
+	w.backends = 2000;
+	w.blocked_ns = blocked_ns_for(AUTO_SHRINK_BLOCKED_SHARE, 2000, WINDOW_S);
+	is_int(after_windows(AUTO_QUIET_WINDOWS, w), 16,
+		   "scale: 2000 backends at the shrink share: hold");
+	w.blocked_ns--;
+	is_int(after_windows(AUTO_QUIET_WINDOWS, w), 8,
+		   "scale: 2000 backends just below the shrink share: halve");
 }
 
 /*
- * At this CPU count: the bounds and the start, then steady hot windows from
- * the start, a doubling every two windows up to the max, and steady quiet
- * windows from there, a halving every three down to the min.
+ * From 8 at 96 CPUs, a load that each doubling relieves up to 64 locks:
+ * one grow every window once the first was kept, one try past 64 that is
+ * undone, then 64 for the rest of the hour.
  */
 static void
-test_cpus(int cpus, int start, int max, int doublings, int halvings)
+test_ramp(void)
 {
 	AutoRulesState state;
-	int			min = walscale_rules_min_locks(cpus);
 	int			locks;
-	int			changes;
+	int			changes = 0;
+	int			windows = 0;
+	int			knee = 64;
+	int			doublings = log2_of(knee / 8);
+	int			most = 8;
 
+	set_host(96);
+	set_model(8, knee, 0.8);
+	locks = walscale_rules_begin(&state, 8, MIN_LOCKS, host_max);
+	while (locks < knee && windows < 100)
+	{
+		locks = run_windows(&state, locks, 1, model_window, &changes);
+		windows++;
+	}
+	is_int(windows, AUTO_HOT_WINDOWS + doublings - 1,
+		   "ramp: 8 to 64 at 96 CPUs in %d windows, a doubling a window after the first",
+		   AUTO_HOT_WINDOWS + doublings - 1);
+	locks = run_windows(&state, locks, 1, model_window, &changes);
+	is_int(locks, 2 * knee, "ramp: then a try at 128");
+	locks = run_windows(&state, locks, 1, model_window, &changes);
+	is_int(locks, knee, "ramp: which did not help, undone to 64");
+	ok(reason_is(AUTO_REASON_UNDO) && state.ceiling == knee,
+	   "ramp: 64 is the ceiling");
+	windows += 2;
+	for (; windows < WINDOWS_IN(3600); windows++)
+	{
+		locks = run_windows(&state, locks, 1, model_window, &changes);
+		most = Max(most, locks);
+	}
+	ok(locks == knee && most == knee && changes == doublings + 2,
+	   "ramp: 64 for the rest of the hour, %d changes in all", doublings + 2);
+	if (locks != knee || most != knee || changes != doublings + 2)
+		printf("#   got %d locks (at most %d) after %d changes\n",
+			   locks, most, changes);
+	set_host(CPUS);
+}
+
+/*
+ * At this CPU count: the start, a ramp to the max under a load that each
+ * doubling relieves, quiet windows back down to the floor, and an hour of
+ * each steady load with at most log2(max) + 2 changes.
+ */
+static void
+test_cpu_count(int cpus, int start, int max)
+{
+	AutoRulesState state;
+	int			doublings = log2_of(max / start);
+	int			halvings = log2_of(max / MIN_LOCKS);
+	int			bound = log2_of(max) + 2;
+	int			hour = WINDOWS_IN(3600);
+	int			locks;
+	int			changes = 0;
+
+	set_host(cpus);
 	is_int(start_for(cpus), start, "%d CPUs: start at %d", cpus, start);
 	is_int(max_for(cpus), max, "%d CPUs: max %d", cpus, max);
-
-	locks = walscale_rules_begin(&state, start_for(cpus), max_for(cpus));
+	locks = walscale_rules_begin(&state, start, MIN_LOCKS, max);
 	is_int(locks, start, "%d CPUs: begin at the start keeps it", cpus);
-	locks = run_windows(&state, locks, AUTO_HOT_WINDOWS * doublings,
-						hot_window, min, max, &changes);
-	ok(locks == max && changes == doublings,
-	   "%d CPUs: hot windows grow %d to %d, %d doubling%s",
-	   cpus, start, max, doublings, doublings == 1 ? "" : "s");
-	if (locks != max || changes != doublings)
-		printf("#   got %d locks after %d changes\n", locks, changes);
-	locks = run_windows(&state, locks, 10, hot_window, min, max, &changes);
-	ok(locks == max && changes == 0,
-	   "%d CPUs: at %d hot windows hold", cpus, max);
 
+	set_model(start, max, 0.8);
+	locks = run_windows(&state, locks, AUTO_HOT_WINDOWS + doublings - 1,
+						model_window, &changes);
+	ok(locks == max && changes == doublings,
+	   "%d CPUs: contention grows %d to %d in %d windows", cpus, start, max,
+	   AUTO_HOT_WINDOWS + doublings - 1);
+	changes = 0;
+	locks = run_windows(&state, locks, hour, model_window, &changes);
+	ok(locks == max && changes == 0,
+	   "%d CPUs: at %d the load holds an hour", cpus, max);
 	locks = run_windows(&state, locks, AUTO_QUIET_WINDOWS * halvings,
-						quiet_window, min, max, &changes);
-	ok(locks == min && changes == halvings,
-	   "%d CPUs: quiet windows shrink %d to %d, %d halving%s",
-	   cpus, max, min, halvings, halvings == 1 ? "" : "s");
-	if (locks != min || changes != halvings)
+						quiet_window, &changes);
+	ok(locks == MIN_LOCKS && changes == halvings,
+	   "%d CPUs: quiet windows halve %d to %d in %d windows", cpus, max,
+	   MIN_LOCKS, AUTO_QUIET_WINDOWS * halvings);
+	if (locks != MIN_LOCKS || changes != halvings)
 		printf("#   got %d locks after %d changes\n", locks, changes);
-	locks = run_windows(&state, locks, 10, quiet_window, min, max, &changes);
-	ok(locks == min && changes == 0,
-	   "%d CPUs: at %d quiet windows hold", cpus, min);
+
+	/* a steady load that no number of locks relieves: one try an hour */
+	set_model(start, start, 0.25);
+	locks = walscale_rules_begin(&state, start, MIN_LOCKS, max);
+	changes = 0;
+	locks = run_windows(&state, locks, hour, model_window, &changes);
+	ok(locks == start && changes <= bound,
+	   "%d CPUs: a load more locks do not relieve stays at %d, %d change(s) an hour (at most %d)",
+	   cpus, start, changes, bound);
+
+	/* the ramp load from the floor, for the hour */
+	set_model(MIN_LOCKS, Min(64, max), 0.8);
+	locks = walscale_rules_begin(&state, MIN_LOCKS, MIN_LOCKS, max);
+	changes = 0;
+	locks = run_windows(&state, locks, hour, model_window, &changes);
+	ok(locks == Min(64, max) && changes <= bound,
+	   "%d CPUs: a load relieved up to %d settles there, %d change(s) an hour (at most %d)",
+	   cpus, Min(64, max), changes, bound);
+
+	/* between the thresholds: nothing to do */
+	locks = walscale_rules_begin(&state, start, MIN_LOCKS, max);
+	changes = 0;
+	locks = run_windows(&state, locks, hour, lukewarm_window, &changes);
+	ok(locks == start && changes == 0,
+	   "%d CPUs: a lukewarm load holds %d an hour without a change", cpus, start);
+	set_host(CPUS);
 }
 
 int
 main(void)
 {
+	test_cpus();
 	test_bounds_and_start();
 	test_begin();
 	test_figures();
-	test_grow();
-	test_shrink();
+	test_thresholds();
+	test_streaks();
+	test_trial();
+	test_ceiling();
 	test_backoff();
-	test_cpus(2, 8, 16, 1, 4);
-	test_cpus(16, 16, 128, 3, 7);
-	test_cpus(96, 128, 1024, 3, 10);
-	test_cpus(480, 512, 1024, 1, 10);
+	test_hysteresis();
+	test_clamps();
+	test_scale_free();
+	test_ramp();
+	test_cpu_count(2, 8, 16);
+	test_cpu_count(16, 16, 128);
+	test_cpu_count(96, 128, 1024);
+	test_cpu_count(480, 512, 1024);
 
 	printf("1..%d\n", tests_run);
 	if (tests_failed > 0)
