@@ -25,7 +25,7 @@ all install installcheck:
 	@exit 1
 endif
 
-.PHONY: postgres demo test test-postgres bench bench-instructions indent mutate
+.PHONY: postgres demo test test-postgres bench bench-instructions indent mutate simulate
 postgres:
 	scripts/build-postgres.sh
 	scripts/build-postgres.sh --stock
@@ -50,6 +50,11 @@ bench-instructions:
 
 indent:
 	scripts/pgindent.sh
+
+# The simulator (sim/README.md): validates its model against published
+# measurements and runs auto mode's decision code in it; needs no server
+simulate:
+	PG_CONFIG=$(PG_CONFIG) sim/run.sh
 
 # Mutation testing (not run in CI): MUTATIONS="mutations/01-x.mutation ..."
 # runs some, default all; see mutations/README.md

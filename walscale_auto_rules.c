@@ -12,12 +12,16 @@
  * end of each window:
  *
  * - a grow on trial (the previous window's) is judged first: it is kept if
- *	 the share fell by AUTO_KEEP_CUT of what it was and an active backend
- *	 inserted faster by at least AUTO_KEEP_GAIN_OF_FREED of the share freed.
- *	 Otherwise it is undone, and the number it came from is a ceiling for a
- *	 while: more locks do not cure a wait behind a WAL write that a lock
- *	 holder makes, nor the next serial point (the reservation spinlock), and
- *	 each lock costs every flush and every all-lock acquisition;
+ *	 the share did not rise and a running backend inserted faster, by
+ *	 AUTO_KEEP_MIN_GAIN (or half the share before the grow, if less).  The
+ *	 rate, not the share, is what decides: with far more backends than
+ *	 locks the share is about 1 - locks / backends, and a doubling that
+ *	 lifts throughput by a sixth moves it by two points.  Otherwise the grow
+ *	 is undone, and the number it came from is a ceiling for a while: more
+ *	 locks do not cure a wait behind a WAL write that a lock holder makes,
+ *	 nor the next serial point (the reservation spinlock), and each lock
+ *	 costs every flush and every all-lock acquisition.  A window whose load
+ *	 changed by more than AUTO_TRIAL_MAX_LOAD_CHANGE keeps the grow untested;
  * - grow (double, up to the maximum and the ceiling) when the share is at or
  *	 above AUTO_GROW_BLOCKED_SHARE, over AUTO_MIN_WAITS sleeps or more, in
  *	 AUTO_HOT_WINDOWS windows in a row, or in one window right after a grow
@@ -174,6 +178,7 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 	bool		quiet;
 	bool		kept_grow = false;
 	double		share;
+	double		runners;
 	double		rate;
 	int			locks_used = 0;
 	int			target = current;
@@ -186,7 +191,10 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 	/* without samples, per CPU: what the backends that run can lose */
 	share = window->blocked_ns / 1e9 / window_s /
 		(backends > 0 ? backends : (double) window->cpus);
-	rate = acquisitions / window_s / (backends > 0 ? backends : 1.0);
+	/* a backend inserts only while it runs, and at most cpus run at once */
+	runners = backends > 0 ? Min(backends, (double) window->cpus) :
+		(double) window->cpus;
+	rate = acquisitions / window_s / runners;
 	hot = enough && window->blocking_waits >= AUTO_MIN_WAITS &&
 		share >= AUTO_GROW_BLOCKED_SHARE;
 	quiet = !enough || share < AUTO_SHRINK_BLOCKED_SHARE;
@@ -231,12 +239,15 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 		int			from = state->trial_from;
 
 		state->trial_from = 0;
-		if (enough && current > from)
+		if (enough && current > from &&
+			fabs(runners - state->trial_runners) <=
+			AUTO_TRIAL_MAX_LOAD_CHANGE * state->trial_runners)
 		{
-			double		freed = state->trial_share - share;
+			double		gain = Min(AUTO_KEEP_MIN_GAIN,
+								   AUTO_KEEP_GAIN_OF_SHARE * state->trial_share);
 
-			if (share <= state->trial_share * (1.0 - AUTO_KEEP_CUT) &&
-				rate >= state->trial_rate * (1.0 + AUTO_KEEP_GAIN_OF_FREED * freed))
+			if (share <= state->trial_share &&
+				rate >= state->trial_rate * (1.0 + gain))
 			{
 				kept_grow = true;
 				state->ceiling_hold_s = AUTO_CEILING_HOLD_S;
@@ -274,6 +285,7 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 			state->trial_from = current;
 			state->trial_share = share;
 			state->trial_rate = rate;
+			state->trial_runners = runners;
 			state->hot_windows = 0;
 
 			/*

@@ -446,7 +446,7 @@ test_figures(void)
 	ok(last_verdict.blocked_share == HOT_SHARE,
 	   "figures: the blocked share");
 	ok(last_verdict.rate == ACQUISITIONS / WINDOW_S / BACKENDS,
-	   "figures: acquisitions per s per active backend");
+	   "figures: acquisitions per s per running backend");
 	is_int(last_verdict.locks_used, 5, "figures: 5 of 16 locks used");
 
 	state = fresh_state(16);
@@ -600,52 +600,115 @@ test_trial(void)
 {
 	AutoRulesState state;
 	AutoWindowFigures w;
-	double		cut = HOT_SHARE * (1.0 - AUTO_KEEP_CUT);
 	double		half = HOT_SHARE / 2;
+	double		gain = Min(AUTO_KEEP_MIN_GAIN,
+						   AUTO_KEEP_GAIN_OF_SHARE * HOT_SHARE);
+	uint64		at_gain = (uint64) ceil(ACQUISITIONS * (1.0 + gain));
 
-	/* the share cut: by AUTO_KEEP_CUT of what it was, the rate well up */
 	state = grown_state();
 	ok(state.trial_from == 16 && state.trial_share == HOT_SHARE &&
-	   state.trial_rate == ACQUISITIONS / WINDOW_S / BACKENDS,
+	   state.trial_rate == ACQUISITIONS / WINDOW_S / BACKENDS &&
+	   state.trial_runners == BACKENDS,
 	   "trial: the grow from 16 is on trial with its window's figures");
-	w = window_at(32, cut);
+
+	/* the rate gain: AUTO_KEEP_MIN_GAIN, the share unchanged */
+	w = window_at(32, HOT_SHARE);
+	w.acquisitions = at_gain - 1;
+	is_int(decide(&state, w), 16,
+		   "trial: a rate gain one acquisition short of AUTO_KEEP_MIN_GAIN undoes the grow");
+	ok(reason_is(AUTO_REASON_UNDO), "trial: the reason is AUTO_REASON_UNDO");
+	state = grown_state();
+	w.acquisitions = at_gain + 1;
+	is_int(decide(&state, w), 64,
+		   "trial: a rate gain of AUTO_KEEP_MIN_GAIN keeps the grow (and, still hot, doubles again)");
+
+	/* the share must not rise */
+	state = grown_state();
+	w = window_at(32, HOT_SHARE);
 	w.acquisitions = 2 * ACQUISITIONS;
 	w.blocked_ns++;
 	is_int(decide(&state, w), 16,
-		   "trial: a share cut just short of AUTO_KEEP_CUT undoes the grow");
-	ok(reason_is(AUTO_REASON_UNDO), "trial: the reason is AUTO_REASON_UNDO");
+		   "trial: a share risen by a nanosecond undoes, whatever the rate");
 	state = grown_state();
 	w.blocked_ns--;
 	(void) decide(&state, w);
-	ok(last_verdict.blocked_share == cut && !reason_is(AUTO_REASON_UNDO),
-	   "trial: a share cut by AUTO_KEEP_CUT keeps the grow");
+	ok(!reason_is(AUTO_REASON_UNDO),
+	   "trial: the same share with the rate up keeps");
 
-	/* the rate gain: AUTO_KEEP_GAIN_OF_FREED of the share freed */
-	state = grown_state();
-	w = window_at(32, half);
-	w.acquisitions = (uint64) rint(ACQUISITIONS *
-								   (1.0 + AUTO_KEEP_GAIN_OF_FREED * (HOT_SHARE - half)));
-	w.acquisitions--;
+	/* a small share asks a smaller gain: half of it */
+	state = fresh_state(16);
+	w = window_at(16, AUTO_GROW_BLOCKED_SHARE);
+	(void) decide(&state, w);
+	(void) decide(&state, w);
+	gain = AUTO_KEEP_GAIN_OF_SHARE * AUTO_GROW_BLOCKED_SHARE;
+	ok(gain < AUTO_KEEP_MIN_GAIN && state.trial_from == 16,
+	   "trial: a grow at AUTO_GROW_BLOCKED_SHARE, which can free less than AUTO_KEEP_MIN_GAIN");
+	w = window_at(32, AUTO_GROW_BLOCKED_SHARE);
+	w.acquisitions = (uint64) ceil(ACQUISITIONS * (1.0 + gain)) - 1;
 	is_int(decide(&state, w), 16,
-		   "trial: a rate gain just short of AUTO_KEEP_GAIN_OF_FREED of the share freed undoes");
-	state = grown_state();
-	w.acquisitions++;
+		   "trial: one acquisition short of half that share undoes");
+	state = fresh_state(16);
+	(void) decide(&state, window_at(16, AUTO_GROW_BLOCKED_SHARE));
+	(void) decide(&state, window_at(16, AUTO_GROW_BLOCKED_SHARE));
+	w.acquisitions += 2;
 	(void) decide(&state, w);
 	ok(!reason_is(AUTO_REASON_UNDO),
-	   "trial: a rate gain of AUTO_KEEP_GAIN_OF_FREED of the share freed keeps");
+	   "trial: half that share keeps");
+
 	state = grown_state();
 	w = window_at(32, half);
 	is_int(decide(&state, w), 16,
 		   "trial: the share halved but the rate no higher undoes");
 
-	/* the rate is per backend: more backends inserting is not a gain */
+	/* the rate is per running backend: per backend up to the CPUs */
+	state = grown_state();
+	w = window_at(32, half);
+	w.backends = BACKENDS * (1.0 - AUTO_TRIAL_MAX_LOAD_CHANGE);
+	w.blocked_ns = blocked_ns_for(half, w.backends, WINDOW_S);
+	w.acquisitions = (uint64) (ACQUISITIONS * (1.0 - AUTO_TRIAL_MAX_LOAD_CHANGE));
+	is_int(decide(&state, w), 16,
+		   "trial: fewer backends, each as fast as before: undone");
 	state = grown_state();
 	w = window_at(32, half);
 	w.backends = 2 * BACKENDS;
 	w.blocked_ns = blocked_ns_for(half, w.backends, WINDOW_S);
-	w.acquisitions = 2 * ACQUISITIONS;
+	w.acquisitions = (uint64) (ACQUISITIONS * (1.0 + 2 * AUTO_KEEP_MIN_GAIN));
+	(void) decide(&state, w);
+	ok(!reason_is(AUTO_REASON_UNDO),
+	   "trial: more backends than CPUs, each CPU inserting faster: kept");
+
+	/* more backends than CPUs: the rate is per CPU, whatever their number */
+	state = fresh_state(16);
+	w = window_at(16, HOT_SHARE);
+	w.backends = 2 * CPUS;
+	w.blocked_ns = blocked_ns_for(HOT_SHARE, w.backends, WINDOW_S);
+	(void) decide(&state, w);
+	(void) decide(&state, w);
+	ok(state.trial_from == 16 && state.trial_runners == CPUS,
+	   "trial: a grow with twice as many backends as CPUs, CPUS running");
+	w = window_at(32, HOT_SHARE);
+	w.backends = 2 * CPUS + 2;
+	w.blocked_ns = blocked_ns_for(HOT_SHARE, w.backends, WINDOW_S);
+	w.acquisitions = (uint64) (ACQUISITIONS * (1.0 + 4 * AUTO_KEEP_MIN_GAIN / 3));
+	(void) decide(&state, w);
+	ok(!reason_is(AUTO_REASON_UNDO),
+	   "trial: two more backends, all CPUs inserting faster: kept, though each backend is slower");
+
+	/* a load that changed cannot judge the grow */
+	state = grown_state();
+	w = window_at(32, HOT_SHARE);
+	w.backends = BACKENDS * (1.0 - AUTO_TRIAL_MAX_LOAD_CHANGE) - 0.01;
+	w.blocked_ns = blocked_ns_for(HOT_SHARE, w.backends, WINDOW_S);
+	is_int(decide(&state, w), 32,
+		   "trial: running backends changed by more than AUTO_TRIAL_MAX_LOAD_CHANGE: the grow stays");
+	ok(reason_is(NULL) && state.trial_from == 0 && state.ceiling == 0,
+	   "trial: untested, no ceiling");
+	state = grown_state();
+	w.backends = BACKENDS * (1.0 - AUTO_TRIAL_MAX_LOAD_CHANGE) + 0.01;
+	w.blocked_ns = blocked_ns_for(HOT_SHARE, w.backends, WINDOW_S);
+	w.acquisitions = (uint64) (ACQUISITIONS * w.backends / BACKENDS);
 	is_int(decide(&state, w), 16,
-		   "trial: twice the acquisitions from twice the backends undoes");
+		   "trial: changed by less, the same rate: undone");
 
 	/* a kept grow in a hot window grows again at once: a ramp */
 	state = grown_state();
@@ -1091,8 +1154,8 @@ test_scale_free(void)
 		(void) decide(&state, w);
 	}
 	ok(last_verdict.blocked_share == HOT_SHARE &&
-	   last_verdict.rate == ACQUISITIONS / WINDOW_S,
-	   "scale: backends unknown: the share per CPU, the rate in total");
+	   last_verdict.rate == ACQUISITIONS / WINDOW_S / CPUS,
+	   "scale: backends unknown: the share and the rate per CPU");
 
 	/* the shrink threshold means the same at 2000 backends */
 	w = window_at(16, 0);
