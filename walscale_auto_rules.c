@@ -142,17 +142,24 @@ walscale_rules_begin(AutoRulesState *state, int current_locks, int min_locks,
 
 /*
  * Whether halving from current to target would merge two locks that were
- * both used: a backend's lock is its ProcNumber modulo the number, so lock
+ * both in use: a backend's lock is its ProcNumber modulo the number, so lock
  * i joins lock i - target.  For a target that is not half (a floor that is
- * not a power of two), i modulo target is the approximation.
+ * not a power of two), i modulo target is the approximation.  A lock is in
+ * use with at least AUTO_MERGE_MIN_EVEN_SHARE of an even share of the
+ * window's acquisitions: the bgwriter's standby snapshot every 15 s, alone
+ * on a lock, shares nothing worth keeping apart.
  */
 static bool
 shrink_merges_used_locks(const uint64 *lock_acquisitions, int current,
-						 int target)
+						 int target, uint64 acquisitions)
 {
+	uint64		in_use = Max((uint64) (acquisitions * AUTO_MERGE_MIN_EVEN_SHARE /
+									   current), 1);
+
 	for (int i = target; i < current; i++)
 	{
-		if (lock_acquisitions[i] > 0 && lock_acquisitions[i % target] > 0)
+		if (lock_acquisitions[i] >= in_use &&
+			lock_acquisitions[i % target] >= in_use)
 			return true;
 	}
 	return false;
@@ -309,7 +316,7 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 			int			half = Max(current / 2, min);
 
 			if (!shrink_merges_used_locks(window->lock_acquisitions,
-										  current, half))
+										  current, half, acquisitions))
 			{
 				target = half;
 				reason = AUTO_REASON_SHRINK;

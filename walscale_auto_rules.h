@@ -60,6 +60,12 @@
 #define AUTO_QUIET_WINDOWS_MAX	96
 #define AUTO_BACKOFF_DECAY_S	3600.0
 
+/*
+ * A shrink is not taken if it would merge two locks in use; a lock is in use
+ * with at least this part of an even share of the window's acquisitions.
+ */
+#define AUTO_MERGE_MIN_EVEN_SHARE	0.25
+
 /* what a closed window measured, and the bounds it is judged within */
 typedef struct AutoWindowFigures
 {

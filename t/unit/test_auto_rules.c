@@ -996,6 +996,44 @@ test_hysteresis(void)
 	is_int(shrink_with(MIN_LOCKS, 0, 1, 2, 3, 4, 5, 6, 7, -1), 8,
 		   "hysteresis: the lower half used: shrinks to 8");
 
+	/* a lock is in use from a quarter of an even share of acquisitions */
+	{
+		uint64		in_use = (uint64) (ACQUISITIONS * AUTO_MERGE_MIN_EVEN_SHARE / 16);
+		AutoRulesState s2 = fresh_state(16);
+		int			target = 16;
+
+		for (int n = 0; n < AUTO_QUIET_WINDOWS; n++)
+		{
+			w = quiet_window(16);
+			use_only(3, 11, -1);
+			lock_use[11] = in_use - 1;
+			target = decide(&s2, w);
+		}
+		is_int(target, 8,
+			   "hysteresis: lock 11 one acquisition short of in use: shrinks to 8");
+		s2 = fresh_state(16);
+		for (int n = 0; n < AUTO_QUIET_WINDOWS; n++)
+		{
+			w = quiet_window(16);
+			use_only(3, 11, -1);
+			lock_use[11] = in_use;
+			target = decide(&s2, w);
+		}
+		is_int(target, 16,
+			   "hysteresis: lock 11 at a quarter of an even share: in use, no shrink");
+		s2 = fresh_state(16);
+		for (int n = 0; n < AUTO_QUIET_WINDOWS; n++)
+		{
+			w = quiet_window(16);
+			w.acquisitions = 0;
+			use_only(3, 11, -1);
+			lock_use[3] = lock_use[11] = 1;
+			target = decide(&s2, w);
+		}
+		is_int(target, 16,
+			   "hysteresis: in an idle window, one acquisition each is in use");
+	}
+
 	/* a floor of 12: lock i joins lock i mod 12 */
 	is_int(shrink_with(12, 1, 13, -1), 16,
 		   "hysteresis: to 12, locks 1 and 13 both used: no shrink");
