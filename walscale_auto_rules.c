@@ -12,11 +12,11 @@
  * end of each window:
  *
  * - a grow on trial (the previous window's) is judged first: it is kept if
- *	 the share did not rise and a running backend inserted faster, by
- *	 AUTO_KEEP_MIN_GAIN (or half the share before the grow, if less).  The
- *	 rate, not the share, is what decides: with far more backends than
- *	 locks the share is about 1 - locks / backends, and a doubling that
- *	 lifts throughput by a sixth moves it by two points.  Otherwise the grow
+ *	 the sleep per acquisition did not rise and a running backend inserted
+ *	 faster, by AUTO_KEEP_MIN_GAIN (or half the share before the grow, if
+ *	 less).  The rate, not the share, is what decides: with far more
+ *	 backends than locks the share is about 1 - locks / backends, and a
+ *	 doubling that lifts throughput by a sixth moves it by two points.  Otherwise the grow
  *	 is undone, and the number it came from is a ceiling for a while: more
  *	 locks do not cure a wait behind a WAL write that a lock holder makes,
  *	 nor the next serial point (the reservation spinlock), and each lock
@@ -185,8 +185,10 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 	bool		quiet;
 	bool		kept_grow = false;
 	double		share;
+	double		load;
 	double		runners;
 	double		rate;
+	double		wait_ns;
 	int			locks_used = 0;
 	int			target = current;
 	const char *reason = NULL;
@@ -199,9 +201,11 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 	share = window->blocked_ns / 1e9 / window_s /
 		(backends > 0 ? backends : (double) window->cpus);
 	/* a backend inserts only while it runs, and at most cpus run at once */
+	load = backends > 0 ? backends : (double) window->cpus;
 	runners = backends > 0 ? Min(backends, (double) window->cpus) :
 		(double) window->cpus;
 	rate = acquisitions / window_s / runners;
+	wait_ns = acquisitions > 0 ? (double) window->blocked_ns / acquisitions : 0;
 	hot = enough && window->blocking_waits >= AUTO_MIN_WAITS &&
 		share >= AUTO_GROW_BLOCKED_SHARE;
 	quiet = !enough || share < AUTO_SHRINK_BLOCKED_SHARE;
@@ -247,13 +251,13 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 
 		state->trial_from = 0;
 		if (enough && current > from &&
-			fabs(runners - state->trial_runners) <=
-			AUTO_TRIAL_MAX_LOAD_CHANGE * state->trial_runners)
+			fabs(load - state->trial_backends) <=
+			AUTO_TRIAL_MAX_LOAD_CHANGE * state->trial_backends)
 		{
 			double		gain = Min(AUTO_KEEP_MIN_GAIN,
 								   AUTO_KEEP_GAIN_OF_SHARE * state->trial_share);
 
-			if (share <= state->trial_share &&
+			if (wait_ns <= state->trial_wait_ns &&
 				rate >= state->trial_rate * (1.0 + gain))
 			{
 				kept_grow = true;
@@ -292,7 +296,8 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 			state->trial_from = current;
 			state->trial_share = share;
 			state->trial_rate = rate;
-			state->trial_runners = runners;
+			state->trial_backends = load;
+			state->trial_wait_ns = wait_ns;
 			state->hot_windows = 0;
 
 			/*

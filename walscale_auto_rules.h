@@ -36,20 +36,20 @@
 #define AUTO_HOT_WINDOWS		2
 
 /*
- * A grow is kept only if, in the window after it, the blocked share did not
- * rise and the insertion rate per running backend (acquisitions per second
- * over the fewer of the active backends and the CPUs) rose by
+ * A grow is kept only if, in the window after it, the sleep per acquisition
+ * did not rise and the insertion rate per running backend (acquisitions per
+ * second over the fewer of the active backends and the CPUs) rose by
  * AUTO_KEEP_MIN_GAIN, or by AUTO_KEEP_GAIN_OF_SHARE of the share before the
  * grow if that is less.  Otherwise it is undone, and the number it came from
  * becomes a ceiling for AUTO_CEILING_HOLD_S, doubled at each failure in a
- * row up to AUTO_CEILING_HOLD_MAX_S.  A window whose running backends
- * differ from the grow's by more than AUTO_TRIAL_MAX_LOAD_CHANGE cannot
- * judge it: the load changed, not only the locks.
+ * row up to AUTO_CEILING_HOLD_MAX_S.  A window whose active backends differ
+ * from the grow's by more than AUTO_TRIAL_MAX_LOAD_CHANGE cannot judge it:
+ * the load changed, not only the locks.
  */
 #define AUTO_KEEP_MIN_GAIN			0.03
 #define AUTO_KEEP_GAIN_OF_SHARE		0.5
 #define AUTO_TRIAL_MAX_LOAD_CHANGE	0.1
-#define AUTO_CEILING_HOLD_S			3600.0
+#define AUTO_CEILING_HOLD_S			600.0
 #define AUTO_CEILING_HOLD_MAX_S		86400.0
 
 /*
@@ -95,7 +95,8 @@ typedef struct AutoRulesState
 	int			trial_from;
 	double		trial_share;
 	double		trial_rate;
-	double		trial_runners;
+	double		trial_backends; /* active, or cpus when unknown */
+	double		trial_wait_ns;	/* sleep per acquisition */
 	/* the ceiling a failed grow left (0: none), and for how long */
 	int			ceiling;
 	double		ceiling_left_s;
