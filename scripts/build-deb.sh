@@ -43,6 +43,7 @@ trap chroot_umount_all EXIT
 exec 8>"$deb_cache/.lock-build"
 flock 8
 
+install_host_packages dpkg-dev debhelper quilt debootstrap zstd ca-certificates
 fetch_sources
 compute_keys
 if [ "$print_dirs" = 1 ]; then
@@ -354,7 +355,7 @@ build_extension() {
 	cp "$common_dir"/postgresql-common_*.deb "$common_dir"/postgresql-client-common_*.deb "$root/tmp/debs/"
 	if ! {
 		in_chroot "$root" sh -c 'apt-get update -qq && apt-get install -y -qq /tmp/debs/*.deb' &&
-		in_chroot "$root" env DEB_BUILD_OPTIONS=nocheck \
+		in_chroot "$root" env DEB_BUILD_OPTIONS="nocheck noddebs" \
 			sh -c 'cd /build/walscale && dpkg-buildpackage -b -uc -us'
 	} >"$work/build.log" 2>&1; then
 		tail -n 40 "$work/build.log" >&2

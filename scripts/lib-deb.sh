@@ -106,6 +106,21 @@ chroot_umount_under() {
 	done < <(awk -v r="$(readlink -f "$1")/" 'index($2, r) == 1 { print $2 }' /proc/mounts | sort -r)
 }
 
+# A network namespace of its own, bound at $1, with only a loopback
+# interface: a server in the chroot then listens on a 127.0.0.1:5432 of its
+# own, and no server of the host sees it.
+netns_new() {
+	netns_drop "$1"
+	touch "$1"
+	unshare --net="$1" true
+	nsenter --net="$1" ip link set lo up
+}
+
+netns_drop() {
+	umount "$1" 2>/dev/null || true
+	rm -f "$1"
+}
+
 # Bind-mount host directory $2 at $1/$3.
 chroot_bind() {
 	mkdir -p "$1/$3"
@@ -113,11 +128,14 @@ chroot_bind() {
 	chroot_mounts+=("$1/$3")
 }
 
-# Run a command inside chroot $1, niced, with a clean environment.
+# Run a command inside chroot $1, niced, with a clean environment; in the
+# network namespace bound at $chroot_netns when that is set.
+chroot_netns=""
 in_chroot() {
-	local root=$1
+	local root=$1 ns=()
 	shift
-	"${nice_cmd[@]}" chroot "$root" /usr/bin/env -i \
+	[ -z "$chroot_netns" ] || ns=(nsenter --net="$chroot_netns")
+	"${ns[@]}" "${nice_cmd[@]}" chroot "$root" /usr/bin/env -i \
 		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 		HOME=/root LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive TERM=dumb \
 		"$@"

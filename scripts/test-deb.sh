@@ -14,7 +14,8 @@
 #      is left installed;
 #   5. walscale's TAP suites (t/*.pl) against the packaged patched server,
 #      its pg_config and the TAP modules Debian installs under its pgxs
-#      directory (WALSCALE_DEB_TAP=0 skips them).
+#      directory (WALSCALE_DEB_TAP=0 skips them; PROVE_TESTS="t/001_x.pl ..."
+#      runs some).
 #
 # The last line is "test-deb: PASS", or "test-deb: FAIL" with a non-zero exit.
 #
@@ -36,7 +37,7 @@ fail() {
 root=""
 cleanup() {
 	local rc=$?
-	if [ -n "$root" ] && [ -x "$root/usr/bin/pg_ctlcluster" ]; then
+	if [ -n "$root" ] && [ -n "${netns:-}" ] && [ -x "$root/usr/bin/pg_ctlcluster" ]; then
 		in_chroot "$root" pg_ctlcluster 18 main stop -m immediate >/dev/null 2>&1 || true
 	fi
 	# whatever the chroot still runs (a server a failed step left)
@@ -48,6 +49,7 @@ cleanup() {
 		done
 	fi
 	chroot_umount_all
+	[ -z "${netns:-}" ] || netns_drop "$netns"
 	[ "$rc" = 0 ] && [ -n "$root" ] && rm -rf "$root"
 	if [ "$rc" = 0 ]; then
 		echo "test-deb: PASS"
@@ -58,15 +60,19 @@ cleanup() {
 trap cleanup EXIT
 
 start_all=$(date +%s)
-# The packages: built by make deb (scripts/build-deb.sh), which reuses its cache.
+# The packages of make deb: built now if they are not in its cache.
+"$repo/scripts/build-deb.sh" || fail "scripts/build-deb.sh failed"
 eval "$("$repo/scripts/build-deb.sh" --print-dirs)"
 for d in "$common" "$server" "$extension" "$stock"; do
 	[ -f "$d/.complete" ] || fail "no packages in $d: run make deb first"
 done
 
+install_host_packages iproute2
 root="$deb_cache/work/test-root"
-log "a fresh bookworm chroot in $root"
+netns="$deb_cache/work/test-netns"
+log "a fresh bookworm chroot in $root, with a network namespace of its own"
 chroot_new "$root" "$(base_tarball)"
+netns_new "$netns"
 mkdir -p "$root/tmp/debs/patched" "$root/tmp/debs/stock" "$root/tmp/debs/common" "$root/tmp/debs/ext"
 server_pkgs=(postgresql-18 postgresql-client-18 libpq5 postgresql-18-jit)
 for p in "${server_pkgs[@]}"; do
@@ -78,9 +84,22 @@ cp "$extension"/postgresql-18-walscale_*.deb "$root/tmp/debs/ext/"
 patched_ver=$(dpkg-deb -f "$root"/tmp/debs/patched/postgresql-18_*.deb Version)
 stock_ver=$(dpkg-deb -f "$root"/tmp/debs/stock/postgresql-18_*.deb Version)
 
-c() { in_chroot "$root" "$@"; }
+# Commands in the chroot run in its own network namespace, apt's with the
+# host's network, which reaches Debian's archive.
+c() { chroot_netns=$netns in_chroot "$root" "$@"; }
+c_net() { in_chroot "$root" "$@"; }
+# the .deb files of /tmp/debs/$1 ... inside the chroot, as the chroot sees them
+debs() {
+	local k f
+	for k in "$@"; do
+		for f in "$root/tmp/debs/$k"/*.deb; do
+			[ -f "$f" ] || fail "no packages in /tmp/debs/$k"
+			echo "${f#"$root"}"
+		done
+	done
+}
 apt_install() {
-	c apt-get install -y -qq --allow-downgrades -o Dpkg::Options::=--force-confold "$@" \
+	c_net apt-get install -y -qq --allow-downgrades -o Dpkg::Options::=--force-confold "$@" \
 		>>"$root/tmp/apt.log" 2>&1 || { tail -n 30 "$root/tmp/apt.log" >&2; fail "apt-get install $*"; }
 }
 psql_() { c runuser -u postgres -- psql -X -At -v ON_ERROR_STOP=1 "$@"; }
@@ -143,11 +162,11 @@ check_data() {
 run_tap_suites() {
 	local d=/tmp/walscale-tap stock_prefix=/opt/walscale-stock m status=0
 	cp "$server"/postgresql-server-dev-18_*.deb "$server"/libpq-dev_*.deb "$root/tmp/debs/patched/"
-	apt_install build-essential libipc-run-perl /tmp/debs/common/*.deb /tmp/debs/patched/*.deb /tmp/debs/ext/*.deb
+	apt_install build-essential libipc-run-perl $(debs common patched ext)
 	c pg_dropcluster --stop 18 main >/dev/null 2>&1 || true
-	for m in /tmp/debs/stock/postgresql-18_*.deb /tmp/debs/stock/postgresql-client-18_*.deb \
-			/tmp/debs/ext/postgresql-18-walscale_*.deb; do
-		c dpkg-deb -x "$m" "$stock_prefix"
+	for m in "$root"/tmp/debs/stock/postgresql-18_*.deb "$root"/tmp/debs/stock/postgresql-client-18_*.deb \
+			"$root"/tmp/debs/ext/postgresql-18-walscale_*.deb; do
+		c dpkg-deb -x "${m#"$root"}" "$stock_prefix"
 	done
 	c id walscale >/dev/null 2>&1 || c useradd --create-home --shell /bin/bash walscale
 	mkdir -p "$root$d"
@@ -163,8 +182,8 @@ run_tap_suites() {
 	c chown -R walscale "$d"
 	c runuser -u walscale -- env PG_STOCK="$stock_prefix/usr/lib/postgresql/18" PG_PATCHED=/usr/lib/postgresql/18 \
 		make --no-print-directory -C "$d" installcheck PG_CONFIG=/usr/lib/postgresql/18/bin/pg_config \
-		PROVE_FLAGS="--timer" >"$root/tmp/tap.log" 2>&1 || status=1
-	grep -E '^(t/|Files=|Result:|All tests)' "$root/tmp/tap.log" | tail -n 40
+		PROVE_FLAGS="--timer" ${PROVE_TESTS:+PROVE_TESTS="$PROVE_TESTS"} >"$root/tmp/tap.log" 2>&1 || status=1
+	grep -E 't/[0-9].*\.pl|^Files=|^Result:|^All tests|^# All [0-9]+ tests|^(not )?ok [0-9]+ +- ' "$root/tmp/tap.log" | tail -n 60
 	if [ $status != 0 ]; then
 		for m in "$root$d"/regression.diffs "$root$d"/tmp_check/log/regress_log_*; do
 			[ -f "$m" ] && { echo "==== ${m#"$root"}"; tail -n 40 "$m"; }
@@ -176,8 +195,8 @@ run_tap_suites() {
 
 step_start=$(date +%s)
 log "step 1: stock $stock_ver"
-c apt-get update -qq >/dev/null
-apt_install ssl-cert locales-all /tmp/debs/common/*.deb /tmp/debs/stock/*.deb /tmp/debs/ext/*.deb
+c_net apt-get update -qq >/dev/null
+apt_install ssl-cert $(debs common stock ext)
 # a main cluster that the package made would be dropped: the test makes its own
 c pg_dropcluster --stop 18 main >/dev/null 2>&1 || true
 c pg_createcluster 18 main --start >/dev/null || fail "pg_createcluster 18 main --start"
@@ -211,13 +230,13 @@ log "step 1 took $(elapsed "$step_start")"
 
 step_start=$(date +%s)
 log "step 2: patched $patched_ver over the running cluster, one restart"
-apt_install /tmp/debs/patched/*.deb
+apt_install $(debs patched)
 [ "$(c dpkg-query -W -f='${Version}' postgresql-18)" = "$patched_ver" ] || fail "postgresql-18 $patched_ver is not installed"
 restart "patched $patched_ver"
 check_patched
 check_data "$sum" "patched"
 pgbench_run "patched"
-row=$(psql_ -c 'SELECT count(*) || ' rows, acquisitions ' || sum(acquisitions) || ', first try ' || sum(first_try) FROM walscale_stats')
+row=$(psql_ -c "SELECT count(*) || ' locks, acquisitions ' || sum(acquisitions) || ', first try ' || sum(first_try) || ', blocking waits ' || sum(blocking_waits) FROM walscale_stats")
 [ "$(psql_ -c 'SELECT sum(acquisitions) > 0 FROM walscale_stats')" = t ] ||
 	fail "walscale_stats counts no acquisitions on the patched server: $row"
 log "patched: walscale_stats: $row"
@@ -226,7 +245,7 @@ log "step 2 took $(elapsed "$step_start")"
 
 step_start=$(date +%s)
 log "step 3: back to stock $stock_ver, one restart"
-apt_install /tmp/debs/stock/*.deb
+apt_install $(debs stock)
 [ "$(c dpkg-query -W -f='${Version}' postgresql-18)" = "$stock_ver" ] || fail "postgresql-18 $stock_ver is not installed"
 restart "stock $stock_ver"
 check_observe "stock $stock_ver again"
@@ -237,7 +256,10 @@ log "step 3 took $(elapsed "$step_start")"
 step_start=$(date +%s)
 log "step 4: apt-get purge"
 c pg_ctlcluster 18 main stop || fail "pg_ctlcluster 18 main stop"
-c apt-get purge -y -qq postgresql-18-walscale postgresql-18 postgresql-18-jit postgresql-client-18 \
+# the cluster goes first, as a DBA drops it: a purge keeps clusters' data
+rm -f "$root/etc/postgresql/18/main/conf.d/walscale.conf"
+c pg_dropcluster 18 main || fail "pg_dropcluster 18 main"
+c_net apt-get purge -y -qq postgresql-18-walscale postgresql-18 postgresql-18-jit postgresql-client-18 \
 	postgresql-common postgresql-client-common libpq5 >>"$root/tmp/apt.log" 2>&1 ||
 	{ tail -n 30 "$root/tmp/apt.log" >&2; fail "apt-get purge"; }
 left=$(c dpkg-query -W -f='${Package} ${Status}\n' 2>/dev/null | grep -E '^(postgresql|libpq)' | grep -v 'not-installed' || true)
@@ -246,8 +268,10 @@ for pid in $(ls /proc | grep -E '^[0-9]+$'); do
 	[ "$(readlink "/proc/$pid/root" 2>/dev/null)" = "$(readlink -f "$root")" ] || continue
 	fail "a process is left running in the chroot: $(tr '\0' ' ' <"/proc/$pid/cmdline")"
 done
-[ ! -d "$root/etc/postgresql/18" ] || fail "/etc/postgresql/18 is left after the purge"
-log "purged: no postgresql package installed, no process left, /etc/postgresql/18 gone"
+for d in /etc/postgresql/18 /var/lib/postgresql/18 /usr/lib/postgresql/18/bin; do
+	[ ! -e "$root$d" ] || fail "$d is left after the purge"
+done
+log "purged: no postgresql package installed, no process left, no /etc/postgresql/18, /var/lib/postgresql/18 or /usr/lib/postgresql/18/bin"
 log "step 4 took $(elapsed "$step_start")"
 
 if [ "${WALSCALE_DEB_TAP:-1}" = 1 ]; then
