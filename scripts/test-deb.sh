@@ -229,8 +229,21 @@ log "stock: pgbench_accounts: $(echo "$sum" | cut -d' ' -f1) rows, checksum ${su
 log "step 1 took $(elapsed "$step_start")"
 
 step_start=$(date +%s)
-log "step 2: patched $patched_ver over the running cluster, one restart"
-apt_install $(debs patched)
+log "step 2: patched $patched_ver over the running cluster from a local repository, pinned as the README says, one restart"
+# a local repository with both sets, and the README's pin
+apt_install apt-utils
+mkdir -p "$root/srv/walscale"
+cp -n "$root"/tmp/debs/*/*.deb "$root/srv/walscale/"
+c sh -c 'cd /srv/walscale && apt-ftparchive packages . > Packages' 2>/dev/null || fail "apt-ftparchive"
+echo 'deb [trusted=yes] file:/srv/walscale ./' >"$root/etc/apt/sources.list.d/walscale.list"
+sed -n '/^    # \/etc\/apt\/preferences.d\/walscale$/,/^    Pin-Priority/{s/^    //;/^#/d;p}' "$repo/README.md" \
+	>"$root/etc/apt/preferences.d/walscale"
+grep -q '^Pin-Priority: 1001' "$root/etc/apt/preferences.d/walscale" || fail "no pin example in README.md"
+c_net apt-get update -qq >/dev/null
+apt_install "${server_pkgs[@]}"
+policy=$(c apt-cache policy postgresql-18)
+echo "$policy" | grep -q "^ \*\*\* $patched_ver 1001$" || fail "the pin does not apply: $policy"
+log "patched: apt-get install ${server_pkgs[*]} chose $(c dpkg-query -W -f='${Version}' postgresql-18), pinned at 1001"
 [ "$(c dpkg-query -W -f='${Version}' postgresql-18)" = "$patched_ver" ] || fail "postgresql-18 $patched_ver is not installed"
 restart "patched $patched_ver"
 check_patched
@@ -245,7 +258,7 @@ log "step 2 took $(elapsed "$step_start")"
 
 step_start=$(date +%s)
 log "step 3: back to stock $stock_ver, one restart"
-apt_install $(debs stock)
+apt_install "${server_pkgs[@]/%/=$stock_ver}"
 [ "$(c dpkg-query -W -f='${Version}' postgresql-18)" = "$stock_ver" ] || fail "postgresql-18 $stock_ver is not installed"
 restart "stock $stock_ver"
 check_observe "stock $stock_ver again"
