@@ -162,7 +162,7 @@ check_data() {
 run_tap_suites() {
 	local d=/tmp/walscale-tap stock_prefix=/opt/walscale-stock m status=0
 	cp "$server"/postgresql-server-dev-18_*.deb "$server"/libpq-dev_*.deb "$root/tmp/debs/patched/"
-	apt_install build-essential libipc-run-perl $(debs common patched ext)
+	apt_install build-essential libipc-run-perl prometheus-postgres-exporter $(debs common patched ext)
 	c pg_dropcluster --stop 18 main >/dev/null 2>&1 || true
 	for m in "$root"/tmp/debs/stock/postgresql-18_*.deb "$root"/tmp/debs/stock/postgresql-client-18_*.deb \
 			"$root"/tmp/debs/ext/postgresql-18-walscale_*.deb; do
