@@ -25,7 +25,7 @@ all install installcheck:
 	@exit 1
 endif
 
-.PHONY: postgres demo test test-postgres bench bench-instructions indent mutate simulate
+.PHONY: postgres demo test test-postgres bench bench-instructions indent mutate simulate deb test-deb
 postgres:
 	scripts/build-postgres.sh
 	scripts/build-postgres.sh --stock
@@ -35,6 +35,15 @@ demo:
 
 test:
 	scripts/test.sh
+
+# Debian packages for bookworm: the patched and the stock postgresql-18 and
+# postgresql-18-walscale (see README, Install from packages); test-deb installs
+# and tries them in a clean chroot.  Both need root.
+deb:
+	scripts/build-deb.sh
+
+test-deb:
+	scripts/test-deb.sh
 
 # PostgreSQL's own suites against the patched server with walscale at extreme
 # settings; make test runs the part that fits CI (see scripts/test-postgres.sh)

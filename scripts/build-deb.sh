@@ -1,0 +1,397 @@
+#!/usr/bin/env bash
+# Build Debian packages of PostgreSQL 18 with walscale's core patch, the same
+# packages without it, and postgresql-18-walscale, for bookworm, in clean
+# bookworm chroots made with debootstrap.  The server packages come from
+# Debian's own postgresql-18 source package (its debian/ directory, its
+# configure flags, all of contrib); the patched one adds patches/pg18/*.patch
+# to debian/patches, which must apply without fuzz, and is versioned
+# VERSION+walscaleN (N: the core patch's version) so that Debian's package of
+# the same upstream version does not replace it.  postgresql-18 needs
+# postgresql-common-dev, which bookworm lacks, so postgresql-common is built
+# first from its newer source.
+#
+#   scripts/build-deb.sh [--print-dirs] [PART...]
+#
+# PART: common, server (the patched one), extension, stock; default all, in
+# that order.  --print-dirs prints, without building, the cache directory
+# of each part as PART=DIR.
+#
+# Built packages are cached under $WALSCALE_DEB_CACHE/pkg, keyed by the
+# PostgreSQL source version and the hash of the patches (and of the
+# extension's sources for postgresql-18-walscale): a changed key rebuilds.
+#
+# Environment (see also scripts/lib-deb.sh):
+#   JOBS   parallel make jobs in the server builds (default 2)
+set -euo pipefail
+
+main() {
+. "$(dirname "$0")/lib-deb.sh"
+print_dirs=0
+parts=()
+for a in "$@"; do
+	case "$a" in
+		--print-dirs) print_dirs=1 ;;
+		common | server | extension | stock) parts+=("$a") ;;
+		*) echo "usage: $0 [--print-dirs] [common|server|extension|stock]..." >&2; exit 2 ;;
+	esac
+done
+[ ${#parts[@]} -gt 0 ] || parts=(common server extension stock)
+jobs=${JOBS:-2}
+log() { echo "build-deb: $*" >&2; }
+trap chroot_umount_all EXIT
+# one build at a time per cache
+exec 8>"$deb_cache/.lock-build"
+flock 8
+
+install_host_packages dpkg-dev debhelper quilt debootstrap zstd ca-certificates
+fetch_sources
+compute_keys
+if [ "$print_dirs" = 1 ]; then
+	printf 'common=%s\nserver=%s\nextension=%s\nstock=%s\n' \
+		"$common_dir" "$server_dir" "$ext_dir" "$stock_dir"
+	exit 0
+fi
+summary=()
+for part in "${parts[@]}"; do
+	case "$part" in
+		common) build_common ;;
+		server) build_server walscale "$server_dir" ;;
+		extension) build_extension ;;
+		stock) build_server stock "$stock_dir" ;;
+	esac
+done
+prune_old_packages
+log "packages:"
+for part in "${parts[@]}"; do
+	d=$(part_dir "$part")
+	log "  $part ($(cat "$d/build-time")): $d"
+	for f in "$d"/*.deb; do log "    $(basename "$f")"; done
+done
+for s in "${summary[@]}"; do log "$s"; done
+}
+
+part_dir() {
+	case "$1" in
+		common) echo "$common_dir" ;;
+		server) echo "$server_dir" ;;
+		extension) echo "$ext_dir" ;;
+		stock) echo "$stock_dir" ;;
+	esac
+}
+
+# The deb-src entry that scripts/build-postgres.sh also uses: the suite that
+# carries PostgreSQL 18 changes over time, so no Debian revision is pinned.
+ensure_deb_src() {
+	if ! apt-cache showsrc postgresql-18 2>/dev/null | grep -q '^Version: 18'; then
+		cat > /etc/apt/sources.list.d/walscale-src.sources <<'SRC'
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: unstable testing
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+		apt-get update -qq
+	fi
+}
+
+newest_source_version() {
+	apt-cache showsrc "$1" 2>/dev/null | sed -n 's/^Version: //p' | sort -V | tail -n 1
+}
+
+# apt-get source --download-only, retried: the archive has been seen to
+# answer 404 for a .dsc while its tarball is there.
+download_source() {
+	local pkg=$1 version=$2 try
+	for try in 1 2 3; do
+		(cd "$deb_cache/src" && apt-get source --download-only -qq "$pkg=$version" >/dev/null 2>&1) && return 0
+		sleep 5
+	done
+	return 1
+}
+
+fetch_sources() {
+	ensure_deb_src
+	pg_debver=$(newest_source_version postgresql-18)
+	case "$pg_debver" in
+		18.*) ;;
+		*) echo "build-deb: no deb-src entry provides postgresql-18 18.x (got '${pg_debver}')" >&2; exit 1 ;;
+	esac
+	pg_upstream=${pg_debver%-*}
+	pg_upstream=${pg_upstream#*:}
+	pg_dsc="$deb_cache/src/postgresql-18_${pg_debver#*:}.dsc"
+	if [ ! -f "$pg_dsc" ]; then
+		log "downloading postgresql-18 $pg_debver"
+		download_source postgresql-18 "$pg_debver" ||
+			{ echo "build-deb: apt-get source postgresql-18=$pg_debver failed" >&2; exit 1; }
+	fi
+	pg_orig=$(ls "$deb_cache/src/postgresql-18_${pg_upstream}.orig.tar."* | head -n 1)
+	pg_debian=$(ls "$deb_cache/src/postgresql-18_${pg_debver#*:}.debian.tar."* | head -n 1)
+
+	common_ver=$(newest_source_version postgresql-common)
+	[ -n "$common_ver" ] || { echo "build-deb: no deb-src entry provides postgresql-common" >&2; exit 1; }
+	# a native package: one tarball, which is all the build needs
+	common_tar=$(ls "$deb_cache/src/postgresql-common_${common_ver}.tar."* 2>/dev/null | head -n 1 || true)
+	if [ -z "$common_tar" ]; then
+		log "downloading postgresql-common $common_ver"
+		download_source postgresql-common "$common_ver" ||
+			log "apt-get source postgresql-common=$common_ver reported an error (a missing .dsc?); using its tarball"
+		common_tar=$(ls "$deb_cache/src/postgresql-common_${common_ver}.tar."* 2>/dev/null | head -n 1 || true)
+		[ -n "$common_tar" ] ||
+			{ echo "build-deb: could not download postgresql-common $common_ver's source" >&2; exit 1; }
+	fi
+}
+
+# What the patches change, not their commit messages (as build-postgres.sh).
+patch_changes() {
+	awk '/^diff --git/ { d = 1 } /^-- $/ { d = 0 } d && !/^index / { print }' "$1"
+}
+
+# The extension's sources, which postgresql-18-walscale is built from.
+ext_files() {
+	(cd "$repo" && ls -d Makefile LICENSE README.md walscale.control walscale*.c walscale*.h \
+		walscale--*.sql walscale.conf sql expected debian)
+}
+
+compute_keys() {
+	local recipe p
+	patches=("$repo"/patches/pg18/*.patch)
+	[ -e "${patches[0]}" ] || { echo "build-deb: no patches in patches/pg18" >&2; exit 1; }
+	# the core version: the last value the patches give WALSCALE_CORE_VERSION
+	core_ver=$(cat "${patches[@]}" |
+		sed -n 's/^+#define[[:space:]]*WALSCALE_CORE_VERSION[[:space:]]*\([0-9][0-9]*\).*/\1/p' | tail -n 1)
+	[ -n "$core_ver" ] || { echo "build-deb: the patches define no WALSCALE_CORE_VERSION" >&2; exit 1; }
+	server_ver="${pg_debver}+walscale${core_ver}"
+	recipe="nocheck nodoc-arch-only noddebs $deb_suite"
+	common_dir="$deb_cache/pkg/postgresql-common_${common_ver}-$(echo "$recipe" | sha256sum | cut -c1-12)"
+	key=$( { echo "$recipe $pg_debver $core_ver"; for p in "${patches[@]}"; do patch_changes "$p"; done; } |
+		sha256sum | cut -c1-12)
+	server_dir="$deb_cache/pkg/postgresql-18_${server_ver}-$key"
+	stock_dir="$deb_cache/pkg/postgresql-18_${pg_debver}-$(echo "$recipe $pg_debver stock" | sha256sum | cut -c1-12)"
+	ext_upstream=$(sed -n "s/^default_version *= *'\(.*\)'.*/\1/p" "$repo/walscale.control")
+	ext_ver=$(dpkg-parsechangelog -l "$repo/debian/changelog" -S Version)
+	case "$ext_ver" in
+		"$ext_upstream"-*) ;;
+		*) echo "build-deb: debian/changelog is at $ext_ver, walscale.control at $ext_upstream: add a changelog entry" >&2; exit 1 ;;
+	esac
+	key=$( { echo "$recipe $server_dir"; cd "$repo" && ext_files | sort |
+		xargs -I{} find {} -type f | sort | xargs sha256sum; } | sha256sum | cut -c1-12)
+	ext_dir="$deb_cache/pkg/postgresql-18-walscale_${ext_ver}-$key"
+}
+
+# Packages a later part installs: fail clearly when its part was not built.
+need_part() {
+	[ -f "$(part_dir "$1")/.complete" ] ||
+		{ echo "build-deb: the $1 packages are not built yet (scripts/build-deb.sh $1)" >&2; exit 1; }
+}
+
+build_common() {
+	local work start
+	if [ -f "$common_dir/.complete" ]; then
+		log "postgresql-common $common_ver is built: $common_dir"
+		return
+	fi
+	start=$(date +%s)
+	log "building postgresql-common $common_ver"
+	install_host_packages debhelper dpkg-dev
+	work="$deb_cache/work/postgresql-common"
+	rm -rf "$work" "$common_dir.tmp"
+	mkdir -p "$work/src" "$common_dir.tmp"
+	tar -xf "$common_tar" -C "$work/src" --strip-components=1
+	# architecture-independent scripts only: the host's debhelper builds them
+	if ! (cd "$work/src" && "${nice_cmd[@]}" dpkg-buildpackage -b -uc -us -d) >"$work/build.log" 2>&1; then
+		tail -n 30 "$work/build.log" >&2
+		echo "build-deb: postgresql-common failed to build, log in $work/build.log" >&2
+		exit 1
+	fi
+	mv "$work"/*.deb "$common_dir.tmp/"
+	finish_part "$common_dir" "$start" "postgresql-common $common_ver"
+	rm -rf "$work"
+}
+
+finish_part() {
+	local dir=$1 start=$2 what=$3
+	elapsed "$start" >"$dir.tmp/build-time"
+	rm -rf "$dir"
+	mv "$dir.tmp" "$dir"
+	touch "$dir/.complete"
+	log "built $what in $(cat "$dir/build-time")"
+	summary+=("built $what in $(cat "$dir/build-time")")
+}
+
+# The chroot the server and the extension are built in: bookworm with
+# postgresql-18's Build-Depends (nocheck profile) and postgresql-common-dev.
+build_chroot_tarball() {
+	local base key tarball root start
+	base=$(base_tarball)
+	key=$( { basename "$base"; grep -A40 '^Build-Depends' "$pg_dsc" | sed '/^[A-Z][^:]*: /{/^Build-Depends/!q}';
+		echo "$common_dir"; } | sha256sum | cut -c1-12)
+	tarball="$deb_cache/chroot/$deb_suite-build-$key.tar.zst"
+	if [ ! -f "$tarball" ]; then
+		start=$(date +%s)
+		log "making the build chroot (postgresql-18's Build-Depends)"
+		root="$deb_cache/work/build-chroot"
+		chroot_new "$root" "$base"
+		mkdir -p "$root/tmp/debs"
+		cp "$common_dir/postgresql-common-dev_"*.deb "$root/tmp/debs/"
+		cp "$pg_dsc" "$root/tmp/"
+		{
+			in_chroot "$root" apt-get update -qq &&
+			in_chroot "$root" apt-get install -y -qq build-essential fakeroot ccache \
+				"/tmp/debs/$(basename "$common_dir"/postgresql-common-dev_*.deb)" &&
+			in_chroot "$root" apt-get build-dep -y -qq -P nocheck "/tmp/$(basename "$pg_dsc")" &&
+			in_chroot "$root" apt-get clean
+		} >"$deb_cache/work/build-chroot.log" 2>&1 || {
+			tail -n 30 "$deb_cache/work/build-chroot.log" >&2
+			echo "build-deb: installing postgresql-18's build dependencies in the chroot failed" >&2
+			exit 1
+		}
+		rm -rf "$root/tmp/debs" "$root/tmp/$(basename "$pg_dsc")"
+		chroot_umount_all
+		tar -C "$root" -I 'zstd -T2' -cf "$tarball.tmp" .
+		mv "$tarball.tmp" "$tarball"
+		rm -rf "$root"
+		log "build chroot made in $(elapsed "$start")"
+	fi
+	echo "$tarball"
+}
+
+# Build postgresql-18's architecture-dependent packages, patched (walscale)
+# or not (stock), into $2.
+build_server() {
+	local variant=$1 dir=$2 work src root tarball start version p out
+	version=$pg_debver
+	[ "$variant" = walscale ] && version=$server_ver
+	if [ -f "$dir/.complete" ]; then
+		log "postgresql-18 $version is built: $dir"
+		return
+	fi
+	need_part common
+	install_host_packages quilt zstd
+	tarball=$(build_chroot_tarball)
+	start=$(date +%s)
+	log "building postgresql-18 $version ($variant) with -j$jobs; this takes a while"
+	work="$deb_cache/work/server-$variant"
+	chroot_umount_under "$work"
+	rm -rf "$work" "$dir.tmp"
+	src="$work/postgresql-18"
+	mkdir -p "$src" "$dir.tmp"
+	tar -xf "$pg_orig" -C "$src" --strip-components=1
+	tar -xf "$pg_debian" -C "$src"
+	if [ "$variant" = walscale ]; then
+		mkdir -p "$src/debian/patches/walscale"
+		for p in "${patches[@]}"; do
+			cp "$p" "$src/debian/patches/walscale/"
+			echo "walscale/$(basename "$p")" >>"$src/debian/patches/series"
+		done
+		{
+			echo "postgresql-18 ($server_ver) $deb_suite; urgency=medium"
+			echo
+			echo "  * walscale's core patch, core version $core_ver, in debian/patches/walscale:"
+			for p in "${patches[@]}"; do echo "    - $(basename "$p")"; done
+			echo
+			echo " -- walscale packaging <walscale@localhost>  $(LC_ALL=C date -R)"
+			echo
+			cat "$src/debian/changelog"
+		} >"$src/debian/changelog.new"
+		mv "$src/debian/changelog.new" "$src/debian/changelog"
+	fi
+	# quilt, as dpkg-source, refuses fuzz: every patch must apply exactly
+	if ! out=$(cd "$src" && QUILT_PATCHES=debian/patches QUILT_PC=.pc \
+			quilt --quiltrc - push -a --fuzz=0 2>&1); then
+		echo "$out" | tail -n 20 >&2
+		echo "build-deb: a patch does not apply without fuzz to postgresql-18 $pg_debver (above): rebase patches/pg18" >&2
+		exit 1
+	fi
+	if echo "$out" | grep -q 'with fuzz'; then
+		echo "$out" | grep -B3 'with fuzz' >&2
+		echo "build-deb: a patch needs fuzz" >&2
+		exit 1
+	fi
+	root="$work/root"
+	chroot_new "$root" "$tarball"
+	mkdir -p "$root/build" "$deb_cache/ccache"
+	mv "$src" "$root/build/postgresql-18"
+	# the stock and the patched build share most objects
+	chroot_bind "$root" "$deb_cache/ccache" ccache
+	if ! in_chroot "$root" env PATH=/usr/lib/ccache:/usr/sbin:/usr/bin:/sbin:/bin \
+			CCACHE_DIR=/ccache CCACHE_MAXSIZE=5G \
+			DEB_BUILD_OPTIONS="nocheck noddebs parallel=$jobs" DEB_BUILD_PROFILES=nocheck \
+			sh -c 'cd /build/postgresql-18 && dpkg-buildpackage -B -uc -us' >"$work/build.log" 2>&1; then
+		tail -n 60 "$work/build.log" >&2
+		echo "build-deb: postgresql-18 $version failed to build, log in $work/build.log" >&2
+		exit 1
+	fi
+	cp "$root"/build/*.deb "$root"/build/*.buildinfo "$dir.tmp/"
+	cp "$work/build.log" "$dir.tmp/"
+	chroot_umount_all
+	finish_part "$dir" "$start" "postgresql-18 $version ($variant)"
+	rm -rf "$work"
+}
+
+# postgresql-18-walscale, with pg_buildext, against the patched server's
+# postgresql-server-dev-18.
+build_extension() {
+	local work root tarball start f
+	if [ -f "$ext_dir/.complete" ]; then
+		log "postgresql-18-walscale $ext_ver is built: $ext_dir"
+		return
+	fi
+	need_part common
+	need_part server
+	tarball=$(build_chroot_tarball)
+	start=$(date +%s)
+	log "building postgresql-18-walscale $ext_ver"
+	work="$deb_cache/work/extension"
+	chroot_umount_under "$work"
+	rm -rf "$work" "$ext_dir.tmp"
+	mkdir -p "$ext_dir.tmp"
+	root="$work/root"
+	chroot_new "$root" "$tarball"
+	mkdir -p "$root/build/walscale" "$root/tmp/debs"
+	(cd "$repo" && ext_files | xargs cp -a -t "$root/build/walscale/")
+	for f in postgresql-server-dev-18 libpq-dev libpq5 postgresql-client-18; do
+		cp "$server_dir/${f}_"*.deb "$root/tmp/debs/"
+	done
+	cp "$common_dir"/postgresql-common_*.deb "$common_dir"/postgresql-client-common_*.deb "$root/tmp/debs/"
+	if ! {
+		in_chroot "$root" sh -c 'apt-get update -qq && apt-get install -y -qq /tmp/debs/*.deb' &&
+		in_chroot "$root" env DEB_BUILD_OPTIONS="nocheck noddebs" \
+			sh -c 'cd /build/walscale && dpkg-buildpackage -b -uc -us'
+	} >"$work/build.log" 2>&1; then
+		tail -n 40 "$work/build.log" >&2
+		echo "build-deb: postgresql-18-walscale failed to build, log in $work/build.log" >&2
+		exit 1
+	fi
+	cp "$root"/build/*.deb "$root"/build/*.buildinfo "$ext_dir.tmp/"
+	cp "$work/build.log" "$ext_dir.tmp/"
+	chroot_umount_all
+	finish_part "$ext_dir" "$start" "postgresql-18-walscale $ext_ver"
+	rm -rf "$work"
+}
+
+# Keep the newest WALSCALE_CACHE_KEEP (default 2) builds of each package,
+# and always the ones this run uses.
+prune_old_packages() {
+	local keep=${WALSCALE_CACHE_KEEP:-2} kind old
+	[[ "$keep" =~ ^[1-9][0-9]*$ ]] || { echo "build-deb: WALSCALE_CACHE_KEEP must be a positive integer" >&2; return 1; }
+	for kind in common server stock extension; do
+		while read -r old; do
+			[ -n "$old" ] || continue
+			case "$old" in "$common_dir" | "$server_dir" | "$stock_dir" | "$ext_dir") continue ;; esac
+			log "pruning the older build $old"
+			rm -rf "$old"
+		done < <(find "$deb_cache/pkg" -mindepth 1 -maxdepth 1 -type d ! -name '*.tmp' -printf '%T@ %p\n' |
+			while read -r t d; do
+				case "$(basename "$d")" in
+					postgresql-common_*) [ "$kind" = common ] ;;
+					postgresql-18-walscale_*) [ "$kind" = extension ] ;;
+					postgresql-18_*+walscale*) [ "$kind" = server ] ;;
+					postgresql-18_*) [ "$kind" = stock ] ;;
+					*) false ;;
+				esac && echo "$t $d"
+			done | sort -rn | tail -n +$((keep + 1)) | cut -d' ' -f2-)
+	done
+}
+
+main "$@"
+exit

@@ -1,0 +1,148 @@
+# Sourced by scripts/build-deb.sh and scripts/test-deb.sh: the package cache
+# and the bookworm chroots that the packages are built and tested in.
+#
+# Environment:
+#   WALSCALE_DEB_CACHE  where sources, chroot tarballs and built packages are
+#                       cached (default /var/cache/walscale/deb as root)
+#   DEB_MIRROR          Debian mirror for debootstrap and the chroots' apt
+#                       (default http://deb.debian.org/debian)
+#   DEB_SUITE           the suite the packages are built for (default bookworm)
+
+if [ "$(id -u)" != 0 ]; then
+	echo "${0##*/}: must run as root (debootstrap and chroot need it)" >&2
+	exit 1
+fi
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+deb_cache=${WALSCALE_DEB_CACHE:-/var/cache/walscale/deb}
+deb_mirror=${DEB_MIRROR:-http://deb.debian.org/debian}
+deb_suite=${DEB_SUITE:-bookworm}
+# every heavy command shares the CPUs politely
+nice_cmd=(nice -n 19 ionice -c3)
+mkdir -p "$deb_cache/src" "$deb_cache/chroot" "$deb_cache/pkg" "$deb_cache/work"
+
+# Mount points of the chroots in use, unmounted on exit.
+chroot_mounts=()
+
+chroot_umount_all() {
+	local i
+	for ((i = ${#chroot_mounts[@]} - 1; i >= 0; i--)); do
+		umount "${chroot_mounts[i]}" 2>/dev/null || umount -l "${chroot_mounts[i]}" 2>/dev/null || true
+	done
+	chroot_mounts=()
+}
+
+# The minimal bookworm system every chroot starts from, as a tarball made
+# once with debootstrap from Debian's archive.
+base_tarball() {
+	local include=ca-certificates key tarball tmp
+	key=$(echo "$deb_suite $deb_mirror minbase $include" | sha256sum | cut -c1-12)
+	tarball="$deb_cache/chroot/$deb_suite-base-$key.tar.zst"
+	if [ ! -f "$tarball" ]; then
+		command -v debootstrap >/dev/null || install_host_packages debootstrap
+		command -v zstd >/dev/null || install_host_packages zstd
+		tmp="$deb_cache/work/debootstrap-$key"
+		rm -rf "$tmp"
+		echo "${0##*/}: debootstrap $deb_suite from $deb_mirror" >&2
+		if ! "${nice_cmd[@]}" debootstrap --variant=minbase --include="$include" \
+				"$deb_suite" "$tmp" "$deb_mirror" >"$tmp.log" 2>&1; then
+			tail -n 20 "$tmp.log" >&2
+			echo "${0##*/}: debootstrap failed, log in $tmp.log" >&2
+			exit 1
+		fi
+		tar -C "$tmp" -I 'zstd -T2' -cf "$tarball.tmp" .
+		mv "$tarball.tmp" "$tarball"
+		rm -rf "$tmp" "$tmp.log"
+	fi
+	echo "$tarball"
+}
+
+# Host tools the scripts need (never a PostgreSQL package).
+install_host_packages() {
+	local missing=() p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} = 0 ] && return 0
+	echo "${0##*/}: installing ${missing[*]} on the host" >&2
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive "${nice_cmd[@]}" apt-get install -y -qq \
+		--no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# Make a fresh chroot in $1 from tarball $2, with its special file systems
+# mounted, services kept from starting, and apt pointed at $deb_suite.
+chroot_new() {
+	local root=$1 tarball=$2
+	chroot_umount_under "$root"
+	rm -rf "$root"
+	mkdir -p "$root"
+	tar -C "$root" -I zstd -xf "$tarball"
+	cp /etc/resolv.conf "$root/etc/resolv.conf"
+	cat >"$root/etc/apt/sources.list" <<SRC
+deb $deb_mirror $deb_suite main
+deb $deb_mirror $deb_suite-updates main
+SRC
+	# no service starts by itself inside the chroot
+	printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
+	chmod 755 "$root/usr/sbin/policy-rc.d"
+	echo 'APT::Install-Recommends "false";' >"$root/etc/apt/apt.conf.d/90walscale"
+	mkdir -p "$root/proc" "$root/dev/shm" "$root/dev/pts"
+	mount -t proc proc "$root/proc"
+	chroot_mounts+=("$root/proc")
+	mount -t tmpfs -o mode=1777,size=2g tmpfs "$root/dev/shm"
+	chroot_mounts+=("$root/dev/shm")
+	mount -t devpts -o newinstance,ptmxmode=0666 devpts "$root/dev/pts"
+	chroot_mounts+=("$root/dev/pts")
+}
+
+# Unmount whatever is still mounted under $1 (a chroot a killed run left).
+chroot_umount_under() {
+	local m
+	[ -d "$1" ] || return 0
+	while read -r m; do
+		umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
+	done < <(awk -v r="$(readlink -f "$1")/" 'index($2, r) == 1 { print $2 }' /proc/mounts | sort -r)
+}
+
+# A network namespace of its own, bound at $1, with only a loopback
+# interface: a server in the chroot then listens on a 127.0.0.1:5432 of its
+# own, and no server of the host sees it.
+netns_new() {
+	netns_drop "$1"
+	touch "$1"
+	unshare --net="$1" true
+	nsenter --net="$1" ip link set lo up
+}
+
+netns_drop() {
+	umount "$1" 2>/dev/null || true
+	rm -f "$1"
+}
+
+# Bind-mount host directory $2 at $1/$3.
+chroot_bind() {
+	mkdir -p "$1/$3"
+	mount --bind "$2" "$1/$3"
+	chroot_mounts+=("$1/$3")
+}
+
+# Run a command inside chroot $1, niced, with a clean environment; in the
+# network namespace bound at $chroot_netns when that is set.
+chroot_netns=""
+in_chroot() {
+	local root=$1 ns=()
+	shift
+	[ -z "$chroot_netns" ] || ns=(nsenter --net="$chroot_netns")
+	"${ns[@]}" "${nice_cmd[@]}" chroot "$root" /usr/bin/env -i \
+		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+		HOME=/root LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive TERM=dumb \
+		"$@"
+}
+
+# Seconds since $1, as "Ns (M min)".
+elapsed() {
+	local s=$(($(date +%s) - $1))
+	echo "${s}s ($((s / 60)) min $((s % 60)) s)"
+}

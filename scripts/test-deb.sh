@@ -1,0 +1,297 @@
+#!/usr/bin/env bash
+# Try the packages of make deb in a clean bookworm chroot, made from a fresh
+# copy of the debootstrap tarball that scripts/build-deb.sh caches:
+#
+#   1. install the stock postgresql-18 and postgresql-18-walscale, make a
+#      cluster with pg_createcluster (ssl = on, the snakeoil certificate),
+#      preload walscale and pg_stat_statements, CREATE EXTENSION walscale,
+#      run pgbench: walscale starts in observe mode, walscale_stats raises
+#      SQLSTATE 0A000;
+#   2. install the patched packages over them, restart once: the settings are
+#      in effect, walscale_stats counts acquisitions, the data is intact;
+#   3. back to the stock packages, restart: observe mode again, data intact;
+#   4. purge the packages: no PostgreSQL process is left, nothing of them
+#      is left installed;
+#   5. walscale's TAP suites (t/*.pl) against the packaged patched server,
+#      its pg_config and the TAP modules Debian installs under its pgxs
+#      directory (WALSCALE_DEB_TAP=0 skips them; PROVE_TESTS="t/001_x.pl ..."
+#      runs some).
+#
+# The last line is "test-deb: PASS", or "test-deb: FAIL" with a non-zero exit.
+#
+#   scripts/test-deb.sh
+set -euo pipefail
+
+. "$(dirname "$0")/lib-deb.sh"
+
+log() { echo "test-deb: $*"; }
+fail() {
+	echo "test-deb: FAILED: $*" >&2
+	if [ -n "${root:-}" ] && [ -f "$root/var/log/postgresql/postgresql-18-main.log" ]; then
+		echo "test-deb: the server log's last lines:" >&2
+		tail -n 20 "$root/var/log/postgresql/postgresql-18-main.log" >&2
+	fi
+	exit 1
+}
+
+root=""
+cleanup() {
+	local rc=$?
+	if [ -n "$root" ] && [ -n "${netns:-}" ] && [ -x "$root/usr/bin/pg_ctlcluster" ]; then
+		in_chroot "$root" pg_ctlcluster 18 main stop -m immediate >/dev/null 2>&1 || true
+	fi
+	# whatever the chroot still runs (a server a failed step left)
+	if [ -n "$root" ] && [ -d "$root" ]; then
+		local pid
+		for pid in $(ls /proc | grep -E '^[0-9]+$'); do
+			[ "$(readlink "/proc/$pid/root" 2>/dev/null)" = "$(readlink -f "$root")" ] &&
+				kill -9 "$pid" 2>/dev/null || true
+		done
+	fi
+	chroot_umount_all
+	[ -z "${netns:-}" ] || netns_drop "$netns"
+	[ "$rc" = 0 ] && [ -n "$root" ] && rm -rf "$root"
+	if [ "$rc" = 0 ]; then
+		echo "test-deb: PASS"
+	else
+		echo "test-deb: FAIL"
+	fi
+}
+trap cleanup EXIT
+
+start_all=$(date +%s)
+# The packages of make deb: built now if they are not in its cache.
+"$repo/scripts/build-deb.sh" || fail "scripts/build-deb.sh failed"
+eval "$("$repo/scripts/build-deb.sh" --print-dirs)"
+for d in "$common" "$server" "$extension" "$stock"; do
+	[ -f "$d/.complete" ] || fail "no packages in $d: run make deb first"
+done
+
+install_host_packages iproute2
+root="$deb_cache/work/test-root"
+netns="$deb_cache/work/test-netns"
+log "a fresh bookworm chroot in $root, with a network namespace of its own"
+chroot_new "$root" "$(base_tarball)"
+netns_new "$netns"
+mkdir -p "$root/tmp/debs/patched" "$root/tmp/debs/stock" "$root/tmp/debs/common" "$root/tmp/debs/ext"
+server_pkgs=(postgresql-18 postgresql-client-18 libpq5 postgresql-18-jit)
+for p in "${server_pkgs[@]}"; do
+	cp "$server/${p}_"*.deb "$root/tmp/debs/patched/"
+	cp "$stock/${p}_"*.deb "$root/tmp/debs/stock/"
+done
+cp "$common"/postgresql-common_*.deb "$common"/postgresql-client-common_*.deb "$root/tmp/debs/common/"
+cp "$extension"/postgresql-18-walscale_*.deb "$root/tmp/debs/ext/"
+patched_ver=$(dpkg-deb -f "$root"/tmp/debs/patched/postgresql-18_*.deb Version)
+stock_ver=$(dpkg-deb -f "$root"/tmp/debs/stock/postgresql-18_*.deb Version)
+
+# Commands in the chroot run in its own network namespace, apt's with the
+# host's network, which reaches Debian's archive.
+c() { chroot_netns=$netns in_chroot "$root" "$@"; }
+c_net() { in_chroot "$root" "$@"; }
+# the .deb files of /tmp/debs/$1 ... inside the chroot, as the chroot sees them
+debs() {
+	local k f
+	for k in "$@"; do
+		for f in "$root/tmp/debs/$k"/*.deb; do
+			[ -f "$f" ] || fail "no packages in /tmp/debs/$k"
+			echo "${f#"$root"}"
+		done
+	done
+}
+apt_install() {
+	c_net apt-get install -y -qq --allow-downgrades -o Dpkg::Options::=--force-confold "$@" \
+		>>"$root/tmp/apt.log" 2>&1 || { tail -n 30 "$root/tmp/apt.log" >&2; fail "apt-get install $*"; }
+}
+psql_() { c runuser -u postgres -- psql -X -At -v ON_ERROR_STOP=1 "$@"; }
+logfile="$root/var/log/postgresql/postgresql-18-main.log"
+log_mark() { wc -l <"$logfile"; }
+log_since() { tail -n +$(($1 + 1)) "$logfile"; }
+
+restart() {
+	local mark
+	mark=$(log_mark)
+	c pg_ctlcluster 18 main restart || fail "the cluster did not restart on $1"
+	c pg_lsclusters | grep -q ' online ' || fail "the cluster is not online on $1"
+	restart_log=$(log_since "$mark")
+}
+
+# The server version it runs, and whether walscale says it is in observe mode.
+check_observe() {
+	local what=$1 err
+	echo "$restart_log" | grep -q 'WARNING:  walscale is in observe mode' ||
+		fail "no 'walscale is in observe mode' WARNING on $what"
+	err=$(psql_ -c '\set VERBOSITY sqlstate' -c 'SELECT count(*) FROM walscale_stats' 2>&1 >/dev/null || true)
+	[ "$err" = "ERROR:  0A000" ] || fail "walscale_stats on $what: expected SQLSTATE 0A000, got '$err'"
+	[ "$(psql_ -c 'SELECT core_version IS NULL FROM walscale_settings')" = t ] ||
+		fail "walscale_settings shows a core version on $what"
+	log "$what: walscale in observe mode (the WARNING is logged, walscale_stats raises 0A000)"
+}
+
+check_patched() {
+	local row
+	echo "$restart_log" | grep -q 'walscale is in observe mode' &&
+		fail "walscale is in observe mode on the patched server"
+	row=$(psql_ -c "SELECT core_version || '/' || insert_locks || '/' || insert_locks_allocated FROM walscale_settings")
+	case "$row" in
+		3/32/*) ;;
+		*) fail "walscale_settings on the patched server: core_version/insert_locks/allocated = $row, expected 3/32/..." ;;
+	esac
+	[ "$(psql_ -c "SELECT bool_and(in_effect) FROM walscale_setting_status WHERE setting LIKE '%insert_locks'")" = t ] ||
+		fail "walscale.insert_locks is not in effect on the patched server"
+	log "patched: walscale_settings core_version/insert_locks/allocated = $row, insert_locks in effect"
+}
+
+pgbench_run() {
+	c runuser -u postgres -- /usr/lib/postgresql/18/bin/pgbench -n -c 4 -T 10 postgres \
+		>"$root/tmp/pgbench.log" 2>&1 || { cat "$root/tmp/pgbench.log" >&2; fail "pgbench on $1"; }
+	log "$1: pgbench -c 4 -T 10: $(grep -o 'tps = [0-9.]*' "$root/tmp/pgbench.log" | head -n 1)"
+}
+
+checksum_sql="SELECT count(*) || ' ' || sum(abalance) || ' ' || md5(string_agg(aid || ':' || abalance, ',' ORDER BY aid)) FROM pgbench_accounts"
+check_data() {
+	local now
+	now=$(psql_ -c "$checksum_sql")
+	[ "$now" = "$1" ] || fail "the data changed on $2: '$now', expected '$1'"
+	log "$2: data intact (pgbench_accounts: $(echo "$now" | cut -d' ' -f1) rows, checksum ${now##* })"
+}
+
+# walscale's TAP suites, as make test runs them, against the packaged
+# patched server (PG_PATCHED, its pg_config, the TAP modules and pg_regress
+# under its pgxs directory) and the packaged stock server (PG_STOCK, its
+# files unpacked beside it, since one system holds one postgresql-18).
+run_tap_suites() {
+	local d=/tmp/walscale-tap stock_prefix=/opt/walscale-stock m status=0
+	cp "$server"/postgresql-server-dev-18_*.deb "$server"/libpq-dev_*.deb "$root/tmp/debs/patched/"
+	apt_install build-essential libipc-run-perl prometheus-postgres-exporter $(debs common patched ext)
+	c pg_dropcluster --stop 18 main >/dev/null 2>&1 || true
+	for m in "$root"/tmp/debs/stock/postgresql-18_*.deb "$root"/tmp/debs/stock/postgresql-client-18_*.deb \
+			"$root"/tmp/debs/ext/postgresql-18-walscale_*.deb; do
+		c dpkg-deb -x "${m#"$root"}" "$stock_prefix"
+	done
+	c id walscale >/dev/null 2>&1 || c useradd --create-home --shell /bin/bash walscale
+	mkdir -p "$root$d"
+	cp -a "$repo/Makefile" "$repo/walscale.conf" "$repo/sql" "$repo/expected" "$repo/t" "$repo/monitoring" \
+		"$repo"/walscale*.c "$repo"/walscale*.h "$root$d/"
+	# the test modules of t/modules, never shipped, built against the packaged server
+	for m in "$repo"/t/modules/*/; do
+		mkdir -p "$root/tmp/modules/$(basename "$m")"
+		cp -a "$m". "$root/tmp/modules/$(basename "$m")/"
+		c make -s -C "/tmp/modules/$(basename "$m")" install PG_CONFIG=/usr/lib/postgresql/18/bin/pg_config \
+			>/dev/null || fail "building the test module $(basename "$m")"
+	done
+	c chown -R walscale "$d"
+	c runuser -u walscale -- env PG_STOCK="$stock_prefix/usr/lib/postgresql/18" PG_PATCHED=/usr/lib/postgresql/18 \
+		make --no-print-directory -C "$d" installcheck PG_CONFIG=/usr/lib/postgresql/18/bin/pg_config \
+		PROVE_FLAGS="--timer" ${PROVE_TESTS:+PROVE_TESTS="$PROVE_TESTS"} >"$root/tmp/tap.log" 2>&1 || status=1
+	grep -E 't/[0-9].*\.pl|^Files=|^Result:|^All tests|^# All [0-9]+ tests|^(not )?ok [0-9]+ +- ' "$root/tmp/tap.log" | tail -n 60
+	if [ $status != 0 ]; then
+		for m in "$root$d"/regression.diffs "$root$d"/tmp_check/log/regress_log_*; do
+			[ -f "$m" ] && { echo "==== ${m#"$root"}"; tail -n 40 "$m"; }
+		done
+		fail "walscale's suites failed against the packaged server (log: $root/tmp/tap.log)"
+	fi
+	log "walscale's pg_regress and TAP suites pass against the packaged server"
+}
+
+step_start=$(date +%s)
+log "step 1: stock $stock_ver"
+c_net apt-get update -qq >/dev/null
+apt_install ssl-cert $(debs common stock ext)
+# a main cluster that the package made would be dropped: the test makes its own
+c pg_dropcluster --stop 18 main >/dev/null 2>&1 || true
+c pg_createcluster 18 main --start >/dev/null || fail "pg_createcluster 18 main --start"
+conf=/etc/postgresql/18/main/postgresql.conf
+grep -q "^ssl = on" "$root$conf" || fail "pg_createcluster wrote no 'ssl = on'"
+grep -q "^ssl_cert_file = '/etc/ssl/certs/ssl-cert-snakeoil.pem'" "$root$conf" ||
+	fail "pg_createcluster configured no snakeoil certificate"
+cat >"$root/etc/postgresql/18/main/conf.d/walscale.conf" <<'CONF'
+shared_preload_libraries = 'walscale,pg_stat_statements'
+walscale.insert_locks = 32
+CONF
+restart stock
+[ "$(psql_ -c 'SHOW ssl')" = on ] || fail "ssl is not on"
+psql_ -c 'SELECT version()'
+psql_ -c 'CREATE EXTENSION walscale' -c 'CREATE EXTENSION pg_stat_statements' >/dev/null
+check_observe "stock $stock_ver"
+c runuser -u postgres -- /usr/lib/postgresql/18/bin/pgbench -q -i -s 1 postgres >/dev/null 2>&1 ||
+	fail "pgbench -i -s 1"
+pgbench_run "stock"
+# an SSL connection over TCP, as the cluster's clients make them
+psql_ -c "ALTER ROLE postgres PASSWORD 'test-deb'" >/dev/null
+[ "$(c env PGPASSWORD=test-deb runuser -u postgres -- psql -X -At \
+	"host=localhost sslmode=require dbname=postgres" \
+	-c 'SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()')" = t ] ||
+	fail "no SSL connection to the cluster over TCP"
+log "stock: ssl = on, an sslmode=require connection over TCP works"
+sum=$(psql_ -c "$checksum_sql")
+log "stock: pgbench_accounts: $(echo "$sum" | cut -d' ' -f1) rows, checksum ${sum##* }"
+[ "$(psql_ -c 'SELECT count(*) > 0 FROM pg_stat_statements')" = t ] || fail "pg_stat_statements is empty"
+log "step 1 took $(elapsed "$step_start")"
+
+step_start=$(date +%s)
+log "step 2: patched $patched_ver over the running cluster from a local repository, pinned as the README says, one restart"
+# a local repository with both sets, and the README's pin
+apt_install apt-utils
+mkdir -p "$root/srv/walscale"
+cp -n "$root"/tmp/debs/*/*.deb "$root/srv/walscale/"
+c sh -c 'cd /srv/walscale && apt-ftparchive packages . > Packages' 2>/dev/null || fail "apt-ftparchive"
+echo 'deb [trusted=yes] file:/srv/walscale ./' >"$root/etc/apt/sources.list.d/walscale.list"
+sed -n '/^    # \/etc\/apt\/preferences.d\/walscale$/,/^    Pin-Priority/{s/^    //;/^#/d;p}' "$repo/README.md" \
+	>"$root/etc/apt/preferences.d/walscale"
+grep -q '^Pin-Priority: 1001' "$root/etc/apt/preferences.d/walscale" || fail "no pin example in README.md"
+c_net apt-get update -qq >/dev/null
+apt_install "${server_pkgs[@]}"
+policy=$(c apt-cache policy postgresql-18)
+echo "$policy" | grep -q "^ \*\*\* $patched_ver 1001$" || fail "the pin does not apply: $policy"
+log "patched: apt-get install ${server_pkgs[*]} chose $(c dpkg-query -W -f='${Version}' postgresql-18), pinned at 1001"
+[ "$(c dpkg-query -W -f='${Version}' postgresql-18)" = "$patched_ver" ] || fail "postgresql-18 $patched_ver is not installed"
+restart "patched $patched_ver"
+check_patched
+check_data "$sum" "patched"
+pgbench_run "patched"
+row=$(psql_ -c "SELECT count(*) || ' locks, acquisitions ' || sum(acquisitions) || ', first try ' || sum(first_try) || ', blocking waits ' || sum(blocking_waits) FROM walscale_stats")
+[ "$(psql_ -c 'SELECT sum(acquisitions) > 0 FROM walscale_stats')" = t ] ||
+	fail "walscale_stats counts no acquisitions on the patched server: $row"
+log "patched: walscale_stats: $row"
+sum=$(psql_ -c "$checksum_sql")
+log "step 2 took $(elapsed "$step_start")"
+
+step_start=$(date +%s)
+log "step 3: back to stock $stock_ver, one restart"
+apt_install "${server_pkgs[@]/%/=$stock_ver}"
+[ "$(c dpkg-query -W -f='${Version}' postgresql-18)" = "$stock_ver" ] || fail "postgresql-18 $stock_ver is not installed"
+restart "stock $stock_ver"
+check_observe "stock $stock_ver again"
+check_data "$sum" "stock again"
+pgbench_run "stock again"
+log "step 3 took $(elapsed "$step_start")"
+
+step_start=$(date +%s)
+log "step 4: apt-get purge"
+c pg_ctlcluster 18 main stop || fail "pg_ctlcluster 18 main stop"
+# the cluster goes first, as a DBA drops it: a purge keeps clusters' data
+rm -f "$root/etc/postgresql/18/main/conf.d/walscale.conf"
+c pg_dropcluster 18 main || fail "pg_dropcluster 18 main"
+c_net apt-get purge -y -qq postgresql-18-walscale postgresql-18 postgresql-18-jit postgresql-client-18 \
+	postgresql-common postgresql-client-common libpq5 >>"$root/tmp/apt.log" 2>&1 ||
+	{ tail -n 30 "$root/tmp/apt.log" >&2; fail "apt-get purge"; }
+left=$(c dpkg-query -W -f='${Package} ${Status}\n' 2>/dev/null | grep -E '^(postgresql|libpq)' | grep -v 'not-installed' || true)
+[ -z "$left" ] || fail "left installed after the purge: $left"
+for pid in $(ls /proc | grep -E '^[0-9]+$'); do
+	[ "$(readlink "/proc/$pid/root" 2>/dev/null)" = "$(readlink -f "$root")" ] || continue
+	fail "a process is left running in the chroot: $(tr '\0' ' ' <"/proc/$pid/cmdline")"
+done
+for d in /etc/postgresql/18 /var/lib/postgresql/18 /usr/lib/postgresql/18/bin; do
+	[ ! -e "$root$d" ] || fail "$d is left after the purge"
+done
+log "purged: no postgresql package installed, no process left, no /etc/postgresql/18, /var/lib/postgresql/18 or /usr/lib/postgresql/18/bin"
+log "step 4 took $(elapsed "$step_start")"
+
+if [ "${WALSCALE_DEB_TAP:-1}" = 1 ]; then
+	step_start=$(date +%s)
+	log "step 5: walscale's TAP suites against the packaged patched server"
+	run_tap_suites
+	log "step 5 took $(elapsed "$step_start")"
+fi
+
+log "all steps took $(elapsed "$start_all")"
