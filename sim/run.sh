@@ -1,0 +1,86 @@
+#!/bin/bash
+# make simulate: build the simulator against the repository's decision code,
+# validate the model, run auto mode in it at 16, 96 and 480 CPUs, and write
+# the tables and plots under sim/results/.  Every figure is simulated.
+# SIMULATE_STRICT=1 makes a missed prediction target or controller goal an
+# error; by default they are reported in the summary line.
+set -euo pipefail
+sim=$(cd "$(dirname "$0")" && pwd)
+res=$sim/results
+bin=$sim/walscale_sim
+start=$(date +%s)
+
+"$sim"/build.sh "$bin"
+# which decision code the tables are of
+rules=${SIM_RULES_DIR:-$(dirname "$sim")}
+rules_id="walscale_auto_rules.c $(cat "$rules"/walscale_auto_rules.c "$rules"/walscale_auto_rules.h | sha256sum | cut -c1-12)"
+if commit=$(git -C "$rules" rev-parse --short HEAD 2>/dev/null); then
+	if git -C "$rules" diff --quiet HEAD -- walscale_auto_rules.c walscale_auto_rules.h 2>/dev/null; then
+		rules_id="$rules_id, as in commit $commit"
+	else
+		rules_id="$rules_id, commit $commit with uncommitted changes"
+	fi
+fi
+mkdir -p "$res"
+rm -f "$res"/*.csv "$res"/*.svg "$res"/part-*.md
+
+# two jobs for two cores, each deterministic on its own
+(
+	rc=0
+	"$bin" validate "$res"/validation.md || rc=$?
+	"$bin" scenarios "$res"/part-2.md "$res" 96 || rc=$((rc | $?))
+	exit $rc
+) &
+job1=$!
+(
+	rc=0
+	"$bin" scenarios "$res"/part-1.md "$res" 16 || rc=$?
+	"$bin" scenarios "$res"/part-3.md "$res" 480 || rc=$((rc | $?))
+	exit $rc
+) &
+job2=$!
+rc1=0
+rc2=0
+wait $job1 || rc1=$?
+wait $job2 || rc2=$?
+# 1 is a missed goal; anything else a failure
+for rc in $rc1 $rc2; do
+	if [ "$rc" -gt 1 ]; then
+		echo "simulate: the simulator failed ($rc)" >&2
+		exit 2
+	fi
+done
+
+# one table, rows grouped by scenario, then CPU count
+{
+	head -2 "$res"/part-1.md
+	for f in "$res"/part-1.md "$res"/part-2.md "$res"/part-3.md; do
+		tail -n +3 "$f"
+	done | awk -F'|' '{ print $2 "\t" sprintf("%05d", $3) "\t" $0 }' |
+		sort -s -t$'\t' -k1,1 -k2,2 | cut -f3-
+	echo
+	echo "Decision code: $rules_id (sha256 of the .c and .h, first 12 digits)."
+	echo
+	echo "All figures simulated. Goals: auto/best >= 0.95; changes per hour under steady load <= log2(max) + 2; in (d) no kept grow past the knee (the fewest locks within 2% of the best fixed count)."
+} >"$res"/controller.md
+rm -f "$res"/part-*.md
+
+python3 "$sim"/plot.py "$res"
+
+echo "== Validation (simulated) =="
+cat "$res"/validation.md
+echo
+echo "== Auto mode in the loop (simulated) =="
+cat "$res"/controller.md
+echo
+
+misses_v=$(grep -c '\*\*miss\*\*' "$res"/validation.md || true)
+points=$(grep -c '| prediction |' "$res"/validation.md || true)
+runs=$(grep -c '^| (' "$res"/controller.md || true)
+misses_c=$(grep -c 'goal missed' "$res"/controller.md || true)
+secs=$(($(date +%s) - start))
+echo "simulate: validation $((points - misses_v))/$points predictions within 15%; controller $((runs - misses_c))/$runs runs met every goal; ${secs}s (all figures simulated)"
+if [ "${SIMULATE_STRICT:-0}" = 1 ] && [ $((misses_v + misses_c)) -gt 0 ]; then
+	exit 1
+fi
+exit 0

@@ -1,0 +1,429 @@
+/*-------------------------------------------------------------------------
+ *
+ * scenarios.c
+ *		The decision code of walscale_auto_rules.c, unmodified, in the loop
+ *		of the simulated server, and the scenarios of issue 16 section 4.
+ *
+ * Each window of walscale.auto_interval (10 s) is simulated as a shorter
+ * stretch of model time, window_model_s(): the server's state runs on from
+ * one stretch to the next, and the counts the decision sees are scaled up to
+ * the 10 s they stand for.  A window's tps is what the stretch ran at.  This
+ * time compression is what lets an hour at 480 CPUs run in seconds; its
+ * price is noise in each window (fewer acquisitions, some locks unused by
+ * chance) that a real 10 s window would not have.
+ *
+ * Copyright (c) 2026, walscale developers
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "c.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "walscale_auto_rules.h"
+
+#include "model.h"
+#include "params.h"
+#include "scenarios.h"
+
+#define WINDOW_S		10.0	/* walscale.auto_interval's default */
+#define STOCK_LOCKS		8		/* XLOG_INSERT_LOCKS_DEFAULT */
+#define CORE_MAX_LOCKS	1024	/* XLOG_INSERT_LOCKS_MAX */
+#define DBA_MIN_LOCKS	8		/* walscale.auto_min_locks' default */
+#define AUTO_ATTEMPTS	0		/* walscale.insert_lock_attempts' default */
+#define MAX_WINDOWS		1024
+
+/*
+ * After a change, each backend starts again from ProcNumber modulo the new
+ * count, evenly spread; for about 5 ms of model time (96 CPUs, 2000
+ * clients) the server runs faster than it will once stock's lockToTry + 1
+ * has bunched backends again.  In a real window of 10 s that is nothing; in
+ * a compressed one of 3.3 ms it would be the whole window, and a grow would
+ * be judged on it.  So a change settles for this much model time, counted
+ * in no window.
+ */
+#define SETTLE_S		0.01
+
+/*
+ * A steady scenario's fixed counts are measured on this many windows, and
+ * at least this much model time.  Every run, auto mode's too, starts after
+ * WARM_S of model time at its first load: the clients connected, the WAL
+ * buffers of (d) full, the start's synchronised transactions spread out.
+ */
+#define FIXED_STEADY_WINDOWS	24
+#define FIXED_STEADY_MIN_S		0.1
+#define WARM_S					0.5
+
+typedef struct Scenario
+{
+	const char *name;
+	const char *title;
+	double		duration_s;
+	bool		steady;			/* counts changes per hour */
+	bool		write_bound;	/* (d): judge growth past the knee */
+	int			max_clients;
+	int			(*clients) (double t);
+	void		(*setup) (SimParams *p);
+} Scenario;
+
+/* ---- the loads ---- */
+
+static int
+load_200(double t)
+{
+	return 200;
+}
+
+static int
+load_2000(double t)
+{
+	return 2000;
+}
+
+/* 100 clients, and a burst of 2000 for a minute every ten from 5 minutes */
+static int
+load_bursts(double t)
+{
+	double		in = fmod(t, 600.0);
+
+	return t >= 300 && in >= 300 && in < 360 ? 2000 : 100;
+}
+
+/* an hour of one batch writer, then 1 to 2000 clients in 10 minutes */
+static int
+load_night(double t)
+{
+	if (t < 3600)
+		return 1;
+	if (t < 4200)
+		return 1 + (int) ((t - 3600) / 600 * 1999);
+	return 2000;
+}
+
+static int
+load_500(double t)
+{
+	return 500;
+}
+
+/* ---- the servers ---- */
+
+static void
+setup_plain(SimParams *p)
+{
+}
+
+/*
+ * Bound by WAL writing: synchronous_commit on, wal_buffers 16MB, and a WAL
+ * device that writes 2 MB/s per CPU up to 128 MB/s, a fifth of what 16 CPUs
+ * insert and less than insertpos_lck lets 480 insert: an inserter that has
+ * to replace a buffer waits for the write with its insertion lock held.
+ */
+static void
+setup_write_bound(SimParams *p)
+{
+	p->sync_commit = true;
+	p->fsync_ns = 1e6;
+	p->wal_buffers = 16.0 * 1024 * 1024;
+	p->write_bytes_per_ns = 0.002 * Min(p->cpus, 64);
+}
+
+/* each transaction a new connection, ProcNumbers FIFO over 1000 */
+static void
+setup_unpooled(SimParams *p)
+{
+	p->unpooled = true;
+	p->max_connections = 1000;
+}
+
+static const Scenario scenarios[] = {
+	{"a-steady-200", "(a) steady, 200 clients", 3600, true, false, 200,
+	load_200, setup_plain},
+	{"a-steady-2000", "(a) steady, 2000 clients", 3600, true, false, 2000,
+	load_2000, setup_plain},
+	{"b-bursts", "(b) 100 clients, bursts of 2000 for 60 s every 600 s", 3600,
+	false, false, 2000, load_bursts, setup_plain},
+	{"c-night-morning", "(c) a night of 1 writer, then a ramp to 2000 in 600 s",
+	5400, false, false, 2000, load_night, setup_plain},
+	{"d-write-bound", "(d) 2000 clients bound by WAL writing", 3600, true, true,
+	2000, load_2000, setup_write_bound},
+	{"e-unpooled", "(e) 500 unpooled clients, max_connections 1000", 3600, true,
+	false, 1000, load_500, setup_unpooled},
+};
+
+/*
+ * Model time per window: about the same number of events whatever the CPU
+ * count, and never below 2 ms.
+ */
+static double
+window_model_s(int cpus)
+{
+	return Max(0.32 / cpus, 0.002);
+}
+
+/* ---- one run ---- */
+
+typedef struct WindowRow
+{
+	double		t;
+	int			clients;
+	int			locks;
+	double		tps;
+	double		share;
+	double		backends;
+	const char *reason;
+} WindowRow;
+
+typedef struct RunResult
+{
+	int			windows;
+	double		tps;			/* mean over the windows counted */
+	int			changes;
+	int			last_change_window;
+	int			final_locks;
+	int			peak_locks;
+	WindowRow	row[MAX_WINDOWS];
+} RunResult;
+
+/*
+ * Run sc at cpus, with auto mode (fixed_locks 0) or a fixed count, for
+ * nwindows windows after warm_s of model time at the first window's load.
+ */
+static void
+run_one(const Scenario *sc, int cpus, int fixed_locks, int nwindows,
+		double warm_s, RunResult *res)
+{
+	SimParams	p;
+	Sim		   *sim;
+	SimFigures	f;
+	AutoRulesState state;
+	int			max = walscale_rules_max_locks(cpus, STOCK_LOCKS, CORE_MAX_LOCKS);
+	int			min = walscale_rules_min_locks(DBA_MIN_LOCKS, max);
+	int			locks;
+	double		s = window_model_s(cpus);
+	double		scale = WINDOW_S / s;
+	double		sum = 0;
+	static uint64 lock_acq[SIM_MAX_LOCKS];
+
+	machine_params(&p, cpus, sc->max_clients);
+	sc->setup(&p);
+	p.attempts = AUTO_ATTEMPTS;
+	if (fixed_locks > 0)
+		locks = fixed_locks;
+	else
+		locks = walscale_rules_begin(&state,
+									 walscale_rules_start_locks(cpus, STOCK_LOCKS,
+																CORE_MAX_LOCKS),
+									 min, max);
+	sim = sim_create(&p, sc->clients(0), locks,
+					 (uint64_t) cpus * 7919 + (uint64_t) (sc - scenarios) * 131);
+
+	if (warm_s > 0)
+	{
+		sim_run(sim, warm_s * 1e9);
+		sim_take_figures(sim, &f);
+	}
+	memset(res, 0, sizeof(*res));
+	res->peak_locks = locks;
+	res->last_change_window = -1;
+	for (int w = 0; w < nwindows && w < MAX_WINDOWS; w++)
+	{
+		WindowRow  *row = &res->row[w];
+		AutoWindowFigures fig = {0};
+		AutoVerdict verdict;
+
+		sim_set_clients(sim, sc->clients(w * WINDOW_S));
+		sim_run(sim, s * 1e9);
+		sim_take_figures(sim, &f);
+
+		row->t = (w + 1) * WINDOW_S;
+		row->clients = sc->clients(w * WINDOW_S);
+		row->locks = locks;
+		row->tps = f.acquisitions / (double) (p.records_per_txn + 1) / s;
+		row->backends = f.active_backend_ns / f.elapsed_ns;
+		row->share = row->backends > 0 ?
+			f.blocked_ns / f.active_backend_ns : 0;
+		sum += row->tps;
+
+		if (fixed_locks > 0)
+			continue;
+
+		for (int i = 0; i < locks; i++)
+			lock_acq[i] = (uint64) llround(f.lock_acquisitions[i] * scale);
+		fig.acquisitions = (uint64) llround(f.acquisitions * scale);
+		fig.blocking_waits = (uint64) llround(f.blocking_waits * scale);
+		fig.blocked_ns = (uint64) llround(f.blocked_ns * scale);
+		fig.lock_acquisitions = lock_acq;
+		fig.active_locks = locks;
+		fig.backends = row->backends;
+		fig.window_s = WINDOW_S;
+		fig.cpus = cpus;
+		fig.min_locks = min;
+		fig.max_locks = max;
+		walscale_rules_decide(&fig, &state, &verdict);
+		if (verdict.target != locks)
+		{
+			row->reason = verdict.reason;
+			locks = verdict.target;
+			sim_set_locks(sim, locks);
+			/* let the change settle, outside any window (see SETTLE_S) */
+			sim_run(sim, SETTLE_S * 1e9);
+			sim_take_figures(sim, &f);
+			res->changes++;
+			res->last_change_window = w;
+			res->peak_locks = Max(res->peak_locks, locks);
+		}
+	}
+	res->windows = Min(nwindows, MAX_WINDOWS);
+	res->tps = sum / Max(res->windows, 1);
+	res->final_locks = locks;
+	sim_free(sim);
+}
+
+static void
+write_csv(const char *dir, const Scenario *sc, int cpus, const RunResult *res,
+		  double best_tps, int best_locks)
+{
+	char		path[1024];
+	FILE	   *f;
+
+	snprintf(path, sizeof(path), "%s/%s-%d.csv", dir, sc->name, cpus);
+	f = fopen(path, "w");
+	if (f == NULL)
+	{
+		perror(path);
+		return;
+	}
+	fprintf(f, "# simulated: %s, %d CPUs; best fixed %d locks at %.1f tps\n",
+			sc->title, cpus, best_locks, best_tps);
+	fprintf(f, "t_s,clients,locks,tps,blocked_share,backends,reason\n");
+	for (int w = 0; w < res->windows; w++)
+	{
+		const WindowRow *r = &res->row[w];
+
+		fprintf(f, "%.0f,%d,%d,%.2f,%.5f,%.1f,%s\n", r->t, r->clients,
+				r->locks, r->tps, r->share, r->backends,
+				r->reason ? r->reason : "");
+	}
+	fclose(f);
+}
+
+/*
+ * A grow that was kept (held at least two windows) beyond knee: growth
+ * past the point where growing stopped helping.
+ */
+static int
+kept_grows_beyond(const RunResult *res, int knee)
+{
+	int			n = 0;
+
+	for (int w = 1; w + 1 < res->windows; w++)
+	{
+		const WindowRow *r = &res->row[w];
+
+		if (r->locks > res->row[w - 1].locks && r->locks > knee &&
+			res->row[w + 1].locks == r->locks)
+			n++;
+	}
+	return n;
+}
+
+int
+run_scenarios(FILE *out, const char *dir, const int *cpus, int ncpus,
+			  const char *only)
+{
+	static RunResult autorun;
+	static RunResult fixed;
+	int			misses = 0;
+
+	fprintf(out, "| scenario | CPUs | start..max | auto tps | best fixed (locks: tps) | auto/best | settled on | last change at | changes/h (goal) | peak | note |\n");
+	fprintf(out, "|---|---:|---|---:|---|---:|---:|---:|---:|---:|---|\n");
+	for (int i = 0; i < (int) lengthof(scenarios); i++)
+	{
+		const Scenario *sc = &scenarios[i];
+
+		if (only != NULL && strstr(sc->name, only) == NULL)
+			continue;
+		for (int c = 0; c < ncpus; c++)
+		{
+			int			n = cpus[c];
+			int			max = walscale_rules_max_locks(n, STOCK_LOCKS, CORE_MAX_LOCKS);
+			int			start = walscale_rules_start_locks(n, STOCK_LOCKS, CORE_MAX_LOCKS);
+			int			nwin = (int) (sc->duration_s / WINDOW_S);
+			double		best = 0;
+			int			best_locks = 0;
+			int			knee = 0;
+			double		sweep[16];
+			int			sweep_locks[16];
+			int			nsweep = 0;
+			double		ratio;
+			double		per_hour;
+			double		goal = log2(max) + 2;
+			char		note[256] = "";
+			char		settled[32] = "never changed";
+			bool		miss = false;
+
+			run_one(sc, n, 0, nwin, WARM_S, &autorun);
+			for (int l = walscale_rules_min_locks(DBA_MIN_LOCKS, max); l <= max; l *= 2)
+			{
+				if (sc->steady)
+					run_one(sc, n, l,
+							Max(FIXED_STEADY_WINDOWS,
+								(int) ceil(FIXED_STEADY_MIN_S / window_model_s(n))),
+							WARM_S, &fixed);
+				else
+					run_one(sc, n, l, nwin, WARM_S, &fixed);
+				sweep[nsweep] = fixed.tps;
+				sweep_locks[nsweep++] = l;
+				if (fixed.tps > best)
+				{
+					best = fixed.tps;
+					best_locks = l;
+				}
+			}
+			for (int k = 0; k < nsweep; k++)
+				if (sweep[k] >= 0.98 * best)
+				{
+					knee = sweep_locks[k];
+					break;
+				}
+
+			ratio = autorun.tps / best;
+			per_hour = autorun.changes / (sc->duration_s / 3600.0);
+			if (ratio < 0.95)
+				miss = true;
+			if (sc->steady && per_hour > goal)
+				miss = true;
+			if (sc->write_bound)
+			{
+				int			beyond = kept_grows_beyond(&autorun, Max(knee, start));
+
+				snprintf(note, sizeof(note), "knee %d locks; kept grows past it: %d",
+						 knee, beyond);
+				if (beyond > 0)
+					miss = true;
+			}
+			else
+				snprintf(note, sizeof(note), "within 2%% of best from %d locks",
+						 knee);
+			if (miss)
+			{
+				misses++;
+				strlcat(note, "; **goal missed**", sizeof(note));
+			}
+
+			if (autorun.last_change_window >= 0)
+				snprintf(settled, sizeof(settled), "%.0f s",
+						 (autorun.last_change_window + 1) * WINDOW_S);
+			fprintf(out, "| %s | %d | %d..%d | %.1f | %d: %.1f | %.3f | %d | %s | %.1f (%s %.0f) | %d | %s |\n",
+					sc->title, n, start, max, autorun.tps, best_locks, best,
+					ratio, autorun.final_locks, settled, per_hour, sc->steady ? "<=" : "n/a, goal", goal,
+					autorun.peak_locks, note);
+			fflush(out);
+			write_csv(dir, sc, n, &autorun, best, best_locks);
+		}
+	}
+	return misses;
+}

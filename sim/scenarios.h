@@ -1,0 +1,24 @@
+/*-------------------------------------------------------------------------
+ *
+ * scenarios.h
+ *		Auto mode's decision code in the loop of the simulated server, and
+ *		the scenarios of issue 16 it is judged on.
+ *
+ * Copyright (c) 2026, walscale developers
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SIM_SCENARIOS_H
+#define SIM_SCENARIOS_H
+
+#include <stdio.h>
+
+/*
+ * Run every scenario at each of the CPU counts, print the controller table
+ * to out, and write the per-window series as CSV under dir.  Returns the
+ * number of goals missed.
+ */
+extern int	run_scenarios(FILE *out, const char *dir, const int *cpus,
+						  int ncpus, const char *only);
+
+#endif							/* SIM_SCENARIOS_H */

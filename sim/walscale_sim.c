@@ -1,0 +1,74 @@
+/*-------------------------------------------------------------------------
+ *
+ * walscale_sim.c
+ *		make simulate's program: validate the model against published
+ *		measurements, and run auto mode's decision code in it.
+ *
+ *		walscale_sim fit
+ *		walscale_sim validate OUT.md
+ *		walscale_sim scenarios OUT.md DIR CPUS[,CPUS...] [NAME]
+ *
+ * Everything it prints is simulated.
+ *
+ * Copyright (c) 2026, walscale developers
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "c.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "calibrate.h"
+#include "scenarios.h"
+
+static FILE *
+open_out(const char *path)
+{
+	FILE	   *f = fopen(path, "w");
+
+	if (f == NULL)
+	{
+		perror(path);
+		exit(2);
+	}
+	return f;
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc >= 2 && strcmp(argv[1], "fit") == 0)
+	{
+		calibrate_fit(stdout);
+		return 0;
+	}
+	if (argc == 3 && strcmp(argv[1], "validate") == 0)
+	{
+		FILE	   *out = open_out(argv[2]);
+		double		worst;
+		int			misses = calibrate_validate(out, &worst);
+
+		fclose(out);
+		return misses > 0 ? 1 : 0;
+	}
+	if ((argc == 5 || argc == 6) && strcmp(argv[1], "scenarios") == 0)
+	{
+		FILE	   *out = open_out(argv[2]);
+		int			cpus[8];
+		int			n = 0;
+		char	   *list = strdup(argv[4]);
+		int			misses;
+
+		for (char *tok = strtok(list, ","); tok != NULL && n < 8;
+			 tok = strtok(NULL, ","))
+			cpus[n++] = atoi(tok);
+		misses = run_scenarios(out, argv[3], cpus, n,
+							   argc == 6 ? argv[5] : NULL);
+		fclose(out);
+		return misses > 0 ? 1 : 0;
+	}
+	fprintf(stderr, "usage: %s fit | validate OUT.md | scenarios OUT.md DIR CPUS [NAME]\n",
+			argv[0]);
+	return 2;
+}
