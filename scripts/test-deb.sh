@@ -191,10 +191,12 @@ run_tap_suites() {
 		PROVE_FLAGS="--timer" ${PROVE_TESTS:+PROVE_TESTS="$PROVE_TESTS"} >"$root/tmp/tap.log" 2>&1 || status=1
 	grep -E 't/[0-9].*\.pl|^Files=|^Result:|^All tests|^# All [0-9]+ tests|^(not )?ok [0-9]+ +- ' "$root/tmp/tap.log" | tail -n 60
 	if [ $status != 0 ]; then
-		for m in "$root$d"/regression.diffs "$root$d"/tmp_check/log/regress_log_*; do
-			[ -f "$m" ] && { echo "==== ${m#"$root"}"; tail -n 40 "$m"; }
+		failed=$(sed -n 's/^\(t\/[^ ]*\.pl\) *(Wstat.*Failed: \([0-9]*\)).*/\1 (\2 failed)/p' "$root/tmp/tap.log" | paste -sd, -)
+		[ -f "$root$d/regression.diffs" ] && { echo "==== regression.diffs"; tail -n 40 "$root$d/regression.diffs"; failed="pg_regress, $failed"; }
+		for m in $(sed -n 's/^t\/\([^ ]*\)\.pl *(Wstat.*/\1/p' "$root/tmp/tap.log"); do
+			grep -B2 -A8 'Failed test' "$root$d/tmp_check/log/regress_log_$m" | head -n 40
 		done
-		fail "walscale's suites failed against the packaged server (log: $root/tmp/tap.log)"
+		fail "walscale's suites failed against the packaged server: ${failed:-see the log} (log: $root/tmp/tap.log)"
 	fi
 	log "walscale's pg_regress and TAP suites pass against the packaged server"
 }
