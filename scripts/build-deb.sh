@@ -10,11 +10,12 @@
 # postgresql-common-dev, which bookworm lacks, so postgresql-common is built
 # first from its newer source.
 #
-#   scripts/build-deb.sh [--print-dirs] [PART...]
+#   scripts/build-deb.sh [--print-dirs | --then-print-dirs] [PART...]
 #
 # PART: common, server (the patched one), stock, extension; default all, in
 # that order.  --print-dirs prints, without building, the cache directory
-# of each part as PART=DIR.
+# of each part as PART=DIR on stdout; --then-print-dirs prints them once
+# built (the build's messages go to stderr).
 #
 # Built packages are cached under $WALSCALE_DEB_CACHE/pkg, keyed by the
 # PostgreSQL source version and the hash of the patches (and of the
@@ -31,8 +32,9 @@ parts=()
 for a in "$@"; do
 	case "$a" in
 		--print-dirs) print_dirs=1 ;;
+		--then-print-dirs) print_dirs=2 ;;
 		common | server | stock | extension) parts+=("$a") ;;
-		*) echo "usage: $0 [--print-dirs] [common|server|stock|extension]..." >&2; exit 2 ;;
+		*) echo "usage: $0 [--print-dirs | --then-print-dirs] [common|server|stock|extension]..." >&2; exit 2 ;;
 	esac
 done
 [ ${#parts[@]} -gt 0 ] || parts=(common server stock extension)
@@ -46,9 +48,12 @@ flock 8
 install_host_packages dpkg-dev debhelper quilt debootstrap zstd ca-certificates
 fetch_sources
 compute_keys
-if [ "$print_dirs" = 1 ]; then
+print_part_dirs() {
 	printf 'common=%s\nserver=%s\nextension=%s\nstock=%s\n' \
 		"$common_dir" "$server_dir" "$ext_dir" "$stock_dir"
+}
+if [ "$print_dirs" = 1 ]; then
+	print_part_dirs
 	exit 0
 fi
 summary=()
@@ -68,6 +73,7 @@ for part in "${parts[@]}"; do
 	for f in "$d"/*.deb; do log "    $(basename "$f")"; done
 done
 for s in "${summary[@]}"; do log "$s"; done
+[ "$print_dirs" != 2 ] || print_part_dirs
 }
 
 part_dir() {

@@ -61,8 +61,8 @@ trap cleanup EXIT
 
 start_all=$(date +%s)
 # The packages of make deb: built now if they are not in its cache.
-"$repo/scripts/build-deb.sh" || fail "scripts/build-deb.sh failed"
-eval "$("$repo/scripts/build-deb.sh" --print-dirs)"
+dirs=$("$repo/scripts/build-deb.sh" --then-print-dirs) || fail "scripts/build-deb.sh failed"
+eval "$dirs"
 for d in "$common" "$server" "$extension" "$stock"; do
 	[ -f "$d/.complete" ] || fail "no packages in $d: run make deb first"
 done
