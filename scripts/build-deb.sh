@@ -10,11 +10,12 @@
 # postgresql-common-dev, which bookworm lacks, so postgresql-common is built
 # first from its newer source.
 #
-#   scripts/build-deb.sh [--print-dirs] [PART...]
+#   scripts/build-deb.sh [--print-dirs | --then-print-dirs] [PART...]
 #
-# PART: common, server (the patched one), extension, stock; default all, in
+# PART: common, server (the patched one), stock, extension; default all, in
 # that order.  --print-dirs prints, without building, the cache directory
-# of each part as PART=DIR.
+# of each part as PART=DIR on stdout; --then-print-dirs prints them once
+# built (the build's messages go to stderr).
 #
 # Built packages are cached under $WALSCALE_DEB_CACHE/pkg, keyed by the
 # PostgreSQL source version and the hash of the patches (and of the
@@ -31,11 +32,12 @@ parts=()
 for a in "$@"; do
 	case "$a" in
 		--print-dirs) print_dirs=1 ;;
-		common | server | extension | stock) parts+=("$a") ;;
-		*) echo "usage: $0 [--print-dirs] [common|server|extension|stock]..." >&2; exit 2 ;;
+		--then-print-dirs) print_dirs=2 ;;
+		common | server | stock | extension) parts+=("$a") ;;
+		*) echo "usage: $0 [--print-dirs | --then-print-dirs] [common|server|stock|extension]..." >&2; exit 2 ;;
 	esac
 done
-[ ${#parts[@]} -gt 0 ] || parts=(common server extension stock)
+[ ${#parts[@]} -gt 0 ] || parts=(common server stock extension)
 jobs=${JOBS:-2}
 log() { echo "build-deb: $*" >&2; }
 trap chroot_umount_all EXIT
@@ -46,9 +48,12 @@ flock 8
 install_host_packages dpkg-dev debhelper quilt debootstrap zstd ca-certificates
 fetch_sources
 compute_keys
-if [ "$print_dirs" = 1 ]; then
+print_part_dirs() {
 	printf 'common=%s\nserver=%s\nextension=%s\nstock=%s\n' \
 		"$common_dir" "$server_dir" "$ext_dir" "$stock_dir"
+}
+if [ "$print_dirs" = 1 ]; then
+	print_part_dirs
 	exit 0
 fi
 summary=()
@@ -68,6 +73,7 @@ for part in "${parts[@]}"; do
 	for f in "$d"/*.deb; do log "    $(basename "$f")"; done
 done
 for s in "${summary[@]}"; do log "$s"; done
+[ "$print_dirs" != 2 ] || print_part_dirs
 }
 
 part_dir() {
@@ -173,7 +179,7 @@ compute_keys() {
 		"$ext_upstream"-*) ;;
 		*) echo "build-deb: debian/changelog is at $ext_ver, walscale.control at $ext_upstream: add a changelog entry" >&2; exit 1 ;;
 	esac
-	key=$( { echo "$recipe $server_dir"; cd "$repo" && ext_files | sort |
+	key=$( { echo "$recipe $stock_dir"; cd "$repo" && ext_files | sort |
 		xargs -I{} find {} -type f | sort | xargs sha256sum; } | sha256sum | cut -c1-12)
 	ext_dir="$deb_cache/pkg/postgresql-18-walscale_${ext_ver}-$key"
 }
@@ -328,8 +334,10 @@ build_server() {
 	rm -rf "$work"
 }
 
-# postgresql-18-walscale, with pg_buildext, against the patched server's
-# postgresql-server-dev-18.
+# postgresql-18-walscale, with pg_buildext, against the stock server's
+# postgresql-server-dev-18: the module needs none of the patched headers
+# (walscale_core.h), loads into either server, and the version it names in
+# observe mode's message is then the stock one's.
 build_extension() {
 	local work root tarball start f
 	if [ -f "$ext_dir/.complete" ]; then
@@ -337,7 +345,7 @@ build_extension() {
 		return
 	fi
 	need_part common
-	need_part server
+	need_part stock
 	tarball=$(build_chroot_tarball)
 	start=$(date +%s)
 	log "building postgresql-18-walscale $ext_ver"
@@ -350,7 +358,7 @@ build_extension() {
 	mkdir -p "$root/build/walscale" "$root/tmp/debs"
 	(cd "$repo" && ext_files | xargs cp -a -t "$root/build/walscale/")
 	for f in postgresql-server-dev-18 libpq-dev libpq5 postgresql-client-18; do
-		cp "$server_dir/${f}_"*.deb "$root/tmp/debs/"
+		cp "$stock_dir/${f}_"*.deb "$root/tmp/debs/"
 	done
 	cp "$common_dir"/postgresql-common_*.deb "$common_dir"/postgresql-client-common_*.deb "$root/tmp/debs/"
 	if ! {

@@ -61,8 +61,8 @@ trap cleanup EXIT
 
 start_all=$(date +%s)
 # The packages of make deb: built now if they are not in its cache.
-"$repo/scripts/build-deb.sh" || fail "scripts/build-deb.sh failed"
-eval "$("$repo/scripts/build-deb.sh" --print-dirs)"
+dirs=$("$repo/scripts/build-deb.sh" --then-print-dirs) || fail "scripts/build-deb.sh failed"
+eval "$dirs"
 for d in "$common" "$server" "$extension" "$stock"; do
 	[ -f "$d/.complete" ] || fail "no packages in $d: run make deb first"
 done
@@ -162,7 +162,12 @@ check_data() {
 run_tap_suites() {
 	local d=/tmp/walscale-tap stock_prefix=/opt/walscale-stock m status=0
 	cp "$server"/postgresql-server-dev-18_*.deb "$server"/libpq-dev_*.deb "$root/tmp/debs/patched/"
-	apt_install build-essential libipc-run-perl prometheus-postgres-exporter $(debs common patched ext)
+	# t/010 links a unit test with pg_config --libs, as a developer's machine
+	# would: the libraries' -dev packages, and Debian's libpgcommon.a and
+	# libpgport.a, which are in the pkglibdir
+	apt_install build-essential libipc-run-perl prometheus-postgres-exporter \
+		libselinux1-dev libzstd-dev liblz4-dev libxslt1-dev libxml2-dev libpam0g-dev libssl-dev \
+		libkrb5-dev zlib1g-dev libreadline-dev libnuma-dev $(debs common patched ext)
 	c pg_dropcluster --stop 18 main >/dev/null 2>&1 || true
 	for m in "$root"/tmp/debs/stock/postgresql-18_*.deb "$root"/tmp/debs/stock/postgresql-client-18_*.deb \
 			"$root"/tmp/debs/ext/postgresql-18-walscale_*.deb; do
@@ -181,14 +186,17 @@ run_tap_suites() {
 	done
 	c chown -R walscale "$d"
 	c runuser -u walscale -- env PG_STOCK="$stock_prefix/usr/lib/postgresql/18" PG_PATCHED=/usr/lib/postgresql/18 \
+		LIBRARY_PATH=/usr/lib/postgresql/18/lib \
 		make --no-print-directory -C "$d" installcheck PG_CONFIG=/usr/lib/postgresql/18/bin/pg_config \
 		PROVE_FLAGS="--timer" ${PROVE_TESTS:+PROVE_TESTS="$PROVE_TESTS"} >"$root/tmp/tap.log" 2>&1 || status=1
 	grep -E 't/[0-9].*\.pl|^Files=|^Result:|^All tests|^# All [0-9]+ tests|^(not )?ok [0-9]+ +- ' "$root/tmp/tap.log" | tail -n 60
 	if [ $status != 0 ]; then
-		for m in "$root$d"/regression.diffs "$root$d"/tmp_check/log/regress_log_*; do
-			[ -f "$m" ] && { echo "==== ${m#"$root"}"; tail -n 40 "$m"; }
+		failed=$(sed -n 's/^\(t\/[^ ]*\.pl\) *(Wstat.*Failed: \([0-9]*\)).*/\1 (\2 failed)/p' "$root/tmp/tap.log" | paste -sd, -)
+		[ -f "$root$d/regression.diffs" ] && { echo "==== regression.diffs"; tail -n 40 "$root$d/regression.diffs"; failed="pg_regress, $failed"; }
+		for m in $(sed -n 's/^t\/\([^ ]*\)\.pl *(Wstat.*/\1/p' "$root/tmp/tap.log"); do
+			grep -B2 -A8 'Failed test' "$root$d/tmp_check/log/regress_log_$m" | head -n 40
 		done
-		fail "walscale's suites failed against the packaged server (log: $root/tmp/tap.log)"
+		fail "walscale's suites failed against the packaged server: ${failed:-see the log} (log: $root/tmp/tap.log)"
 	fi
 	log "walscale's pg_regress and TAP suites pass against the packaged server"
 }
@@ -210,7 +218,7 @@ walscale.insert_locks = 32
 CONF
 restart stock
 [ "$(psql_ -c 'SHOW ssl')" = on ] || fail "ssl is not on"
-psql_ -c 'SELECT version()'
+log "stock: $(psql_ -c 'SELECT version()')"
 psql_ -c 'CREATE EXTENSION walscale' -c 'CREATE EXTENSION pg_stat_statements' >/dev/null
 check_observe "stock $stock_ver"
 c runuser -u postgres -- /usr/lib/postgresql/18/bin/pgbench -q -i -s 1 postgres >/dev/null 2>&1 ||
