@@ -432,9 +432,10 @@ walscale_config_value(const char *name)
 static char *
 walscale_core_missing_reason(void)
 {
+	/* the running server's version, not that of the headers built against */
 	if (&WalscaleCoreVersion == NULL)
 		return psprintf("This server is PostgreSQL %s without walscale's core patch.",
-						PG_VERSION);
+						GetConfigOption("server_version", false, false));
 	return psprintf("This server has version %d of walscale's core patch, and this walscale module needs version %d.",
 					WalscaleCoreVersion, WALSCALE_CORE_VERSION);
 }
