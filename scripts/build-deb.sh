@@ -27,6 +27,7 @@ set -euo pipefail
 
 main() {
 . "$(dirname "$0")/lib-deb.sh"
+. "$(dirname "$0")/deb-src.sh"
 print_dirs=0
 parts=()
 for a in "$@"; do
@@ -85,20 +86,6 @@ part_dir() {
 	esac
 }
 
-# The deb-src entry that scripts/build-postgres.sh also uses: the suite that
-# carries PostgreSQL 18 changes over time, so no Debian revision is pinned.
-ensure_deb_src() {
-	if ! apt-cache showsrc postgresql-18 2>/dev/null | grep -q '^Version: 18'; then
-		cat > /etc/apt/sources.list.d/walscale-src.sources <<'SRC'
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: unstable testing
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SRC
-		apt-get update -qq
-	fi
-}
 
 newest_source_version() {
 	apt-cache showsrc "$1" 2>/dev/null | sed -n 's/^Version: //p' | sort -V | tail -n 1
@@ -116,7 +103,7 @@ download_source() {
 }
 
 fetch_sources() {
-	ensure_deb_src
+	ensure_postgresql_deb_src
 	pg_debver=$(newest_source_version postgresql-18)
 	case "$pg_debver" in
 		18.*) ;;
@@ -199,7 +186,7 @@ build_common() {
 	start=$(date +%s)
 	log "building postgresql-common $common_ver"
 	install_host_packages debhelper dpkg-dev
-	work="$deb_cache/work/postgresql-common"
+	work="$deb_cache/scratch/postgresql-common"
 	rm -rf "$work" "$common_dir.tmp"
 	mkdir -p "$work/src" "$common_dir.tmp"
 	tar -xf "$common_tar" -C "$work/src" --strip-components=1
@@ -224,6 +211,25 @@ finish_part() {
 	summary+=("built $what in $(cat "$dir/build-time")")
 }
 
+# A chroot build in work failed: the last lines of its log, and where the
+# rest is.
+build_failed() {
+	local work=$1 lines=$2 what=$3
+	tail -n "$lines" "$work/build.log" >&2
+	echo "build-deb: $what failed to build, log in $work/build.log" >&2
+	exit 1
+}
+
+# A chroot build in work succeeded: keep its packages and log in dir.
+keep_build() {
+	local root=$1 work=$2 dir=$3 start=$4 what=$5
+	cp "$root"/build/*.deb "$root"/build/*.buildinfo "$dir.tmp/"
+	cp "$work/build.log" "$dir.tmp/"
+	chroot_umount_all
+	finish_part "$dir" "$start" "$what"
+	rm -rf "$work"
+}
+
 # The chroot the server and the extension are built in: bookworm with
 # postgresql-18's Build-Depends (nocheck profile) and postgresql-common-dev.
 build_chroot_tarball() {
@@ -235,7 +241,7 @@ build_chroot_tarball() {
 	if [ ! -f "$tarball" ]; then
 		start=$(date +%s)
 		log "making the build chroot (postgresql-18's Build-Depends)"
-		root="$deb_cache/work/build-chroot"
+		root="$deb_cache/scratch/build-chroot"
 		chroot_new "$root" "$base"
 		mkdir -p "$root/tmp/debs"
 		cp "$common_dir/postgresql-common-dev_"*.deb "$root/tmp/debs/"
@@ -246,8 +252,8 @@ build_chroot_tarball() {
 				"/tmp/debs/$(basename "$common_dir"/postgresql-common-dev_*.deb)" &&
 			in_chroot "$root" apt-get build-dep -y -qq -P nocheck "/tmp/$(basename "$pg_dsc")" &&
 			in_chroot "$root" apt-get clean
-		} >"$deb_cache/work/build-chroot.log" 2>&1 || {
-			tail -n 30 "$deb_cache/work/build-chroot.log" >&2
+		} >"$deb_cache/scratch/build-chroot.log" 2>&1 || {
+			tail -n 30 "$deb_cache/scratch/build-chroot.log" >&2
 			echo "build-deb: installing postgresql-18's build dependencies in the chroot failed" >&2
 			exit 1
 		}
@@ -276,7 +282,7 @@ build_server() {
 	tarball=$(build_chroot_tarball)
 	start=$(date +%s)
 	log "building postgresql-18 $version ($variant) with -j$jobs; this takes a while"
-	work="$deb_cache/work/server-$variant"
+	work="$deb_cache/scratch/server-$variant"
 	chroot_umount_under "$work"
 	rm -rf "$work" "$dir.tmp"
 	src="$work/postgresql-18"
@@ -323,15 +329,9 @@ build_server() {
 			CCACHE_DIR=/ccache CCACHE_MAXSIZE=5G \
 			DEB_BUILD_OPTIONS="nocheck noddebs parallel=$jobs" DEB_BUILD_PROFILES=nocheck \
 			sh -c 'cd /build/postgresql-18 && dpkg-buildpackage -B -uc -us' >"$work/build.log" 2>&1; then
-		tail -n 60 "$work/build.log" >&2
-		echo "build-deb: postgresql-18 $version failed to build, log in $work/build.log" >&2
-		exit 1
+		build_failed "$work" 60 "postgresql-18 $version"
 	fi
-	cp "$root"/build/*.deb "$root"/build/*.buildinfo "$dir.tmp/"
-	cp "$work/build.log" "$dir.tmp/"
-	chroot_umount_all
-	finish_part "$dir" "$start" "postgresql-18 $version ($variant)"
-	rm -rf "$work"
+	keep_build "$root" "$work" "$dir" "$start" "postgresql-18 $version ($variant)"
 }
 
 # postgresql-18-walscale, with pg_buildext, against the stock server's
@@ -349,7 +349,7 @@ build_extension() {
 	tarball=$(build_chroot_tarball)
 	start=$(date +%s)
 	log "building postgresql-18-walscale $ext_ver"
-	work="$deb_cache/work/extension"
+	work="$deb_cache/scratch/extension"
 	chroot_umount_under "$work"
 	rm -rf "$work" "$ext_dir.tmp"
 	mkdir -p "$ext_dir.tmp"
@@ -366,15 +366,9 @@ build_extension() {
 		in_chroot "$root" env DEB_BUILD_OPTIONS="nocheck noddebs" \
 			sh -c 'cd /build/walscale && dpkg-buildpackage -b -uc -us'
 	} >"$work/build.log" 2>&1; then
-		tail -n 40 "$work/build.log" >&2
-		echo "build-deb: postgresql-18-walscale failed to build, log in $work/build.log" >&2
-		exit 1
+		build_failed "$work" 40 "postgresql-18-walscale"
 	fi
-	cp "$root"/build/*.deb "$root"/build/*.buildinfo "$ext_dir.tmp/"
-	cp "$work/build.log" "$ext_dir.tmp/"
-	chroot_umount_all
-	finish_part "$ext_dir" "$start" "postgresql-18-walscale $ext_ver"
-	rm -rf "$work"
+	keep_build "$root" "$work" "$ext_dir" "$start" "postgresql-18-walscale $ext_ver"
 }
 
 # Keep the newest WALSCALE_CACHE_KEEP (default 2) builds of each package,

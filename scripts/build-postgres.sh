@@ -80,9 +80,9 @@ ensure_deps() {
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-# Debian's source package of PostgreSQL 18.  The suite that carries it
-# changes over time, so a deb-src entry for unstable and testing is added
-# and no Debian revision is pinned: apt picks the newest 18.x.
+# Debian's source package of PostgreSQL 18, through the deb-src entry of
+# scripts/deb-src.sh.
+. "$(dirname "$0")/deb-src.sh"
 fetch_debian_source() {
 	local t
 	t=$(ls "$cache"/src/postgresql-18_18.*.orig.tar.* 2>/dev/null | sort -V | tail -n 1 || true)
@@ -90,20 +90,10 @@ fetch_debian_source() {
 		echo "$t"
 		return
 	fi
-	if ! apt-cache showsrc postgresql-18 2>/dev/null | grep -q '^Version: 18'; then
-		if [ "$(id -u)" != 0 ]; then
-			echo "build-postgres: no deb-src entry provides postgresql-18; set PG_SOURCE or run as root" >&2
-			exit 1
-		fi
-		cat > /etc/apt/sources.list.d/walscale-src.sources <<'SRC'
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: unstable testing
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SRC
-		apt-get update -qq
-	fi
+	ensure_postgresql_deb_src || {
+		echo "build-postgres: no deb-src entry provides postgresql-18; set PG_SOURCE or run as root" >&2
+		exit 1
+	}
 	(cd "$cache/src" && apt-get source --download-only -qq postgresql-18 >&2 2>/dev/null) ||
 		(cd "$cache/src" && apt-get source --download-only postgresql-18 >&2)
 	ls "$cache"/src/postgresql-18_18.*.orig.tar.* | sort -V | tail -n 1

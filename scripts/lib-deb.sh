@@ -14,12 +14,12 @@ if [ "$(id -u)" != 0 ]; then
 fi
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-deb_cache=${WALSCALE_DEB_CACHE:-/var/cache/walscale/deb}
+deb_cache=${WALSCALE_DEB_CACHE:-${WALSCALE_CACHE:-/var/cache/walscale}/deb}
 deb_mirror=${DEB_MIRROR:-http://deb.debian.org/debian}
 deb_suite=${DEB_SUITE:-bookworm}
 # every heavy command shares the CPUs politely
 nice_cmd=(nice -n 19 ionice -c3)
-mkdir -p "$deb_cache/src" "$deb_cache/chroot" "$deb_cache/pkg" "$deb_cache/work"
+mkdir -p "$deb_cache/src" "$deb_cache/chroot" "$deb_cache/pkg" "$deb_cache/scratch"
 
 # Mount points of the chroots in use, unmounted on exit.
 chroot_mounts=()
@@ -41,7 +41,7 @@ base_tarball() {
 	if [ ! -f "$tarball" ]; then
 		command -v debootstrap >/dev/null || install_host_packages debootstrap
 		command -v zstd >/dev/null || install_host_packages zstd
-		tmp="$deb_cache/work/debootstrap-$key"
+		tmp="$deb_cache/scratch/debootstrap-$key"
 		rm -rf "$tmp"
 		echo "${0##*/}: debootstrap $deb_suite from $deb_mirror" >&2
 		if ! "${nice_cmd[@]}" debootstrap --variant=minbase --include="$include" \

@@ -68,8 +68,8 @@ for d in "$common" "$server" "$extension" "$stock"; do
 done
 
 install_host_packages iproute2
-root="$deb_cache/work/test-root"
-netns="$deb_cache/work/test-netns"
+root="$deb_cache/scratch/test-root"
+netns="$deb_cache/scratch/test-netns"
 log "a fresh bookworm chroot in $root, with a network namespace of its own"
 chroot_new "$root" "$(base_tarball)"
 netns_new "$netns"
