@@ -42,7 +42,11 @@
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
-#include "walscale.h"
+#include "walscale_advice.h"
+#include "walscale_auto.h"
+#include "walscale_counters.h"
+#include "walscale_fastpath.h"
+#include "walscale_waits.h"
 
 /* fewer than these since the last reset, and the advisor will not guess */
 #define ADVICE_MIN_ACQUISITIONS		1000
@@ -146,19 +150,37 @@ walscale_advice_shmem_init(bool found)
 	}
 }
 
-/* Called by walscale_snapshot_since_reset() under walscale's lock. */
+/*
+ * Everything the advisor reads since the last reset, under the reset lock,
+ * so that no reset falls between two of the figures (a baseline newer than
+ * a value would make a difference wrap around).  With the core patch only.
+ */
 void
-walscale_advice_snapshot_locked(WalscaleSinceReset *snap)
+walscale_advice_snapshot(WalscaleSinceReset *snap)
 {
+	WalscaleCounterSums sums;
+
+	memset(snap, 0, sizeof(*snap));
+	walscale_fastpath_publish();
+	walscale_counters_lock(LW_SHARED);
+	walscale_counters_read_locked(&sums);
+	snap->fastpath_overflows = walscale_fastpath_overflows_locked();
 	snap->xacts = pg_atomic_read_u64(&advice_shared->xacts) -
 		pg_atomic_read_u64(&advice_shared->xacts_baseline);
 	snap->fastpath_max_slots =
 		pg_atomic_read_u32(&advice_shared->fastpath_max_slots);
+	walscale_counters_unlock();
+
+	snap->stats_reset = sums.stats_reset;
+	memcpy(snap->sums, sums.sums, sizeof(snap->sums));
+	snap->locks_used = sums.locks_used;
+	snap->nactive = sums.nactive;
+	snap->resized = sums.resized;
 }
 
-/* Called by walscale_reset() under walscale's lock. */
+/* Called by walscale_reset() with the reset lock held exclusively. */
 void
-walscale_advice_reset(void)
+walscale_advice_reset_locked(void)
 {
 	pg_atomic_write_u32(&advice_shared->fastpath_max_slots, 0);
 	pg_atomic_write_u64(&advice_shared->xacts_baseline,
@@ -559,7 +581,7 @@ walscale_advice(PG_FUNCTION_ARGS)
 		return (Datum) 0;
 	}
 
-	walscale_snapshot_since_reset(&f);
+	walscale_advice_snapshot(&f);
 	now = GetCurrentTimestamp();
 
 	acquisitions = c[WALINSERT_FIRST_TRY] + c[WALINSERT_CONTENDED];

@@ -34,7 +34,9 @@
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
-#include "walscale.h"
+#include "walscale_auto.h"
+#include "walscale_counters.h"
+#include "walscale_waits.h"
 #include "walscale_auto_rules.h"
 
 /* decisions kept for walscale_auto_decisions */

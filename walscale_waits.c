@@ -35,7 +35,8 @@
 #include "utils/wait_classes.h"
 #include "utils/wait_event.h"
 
-#include "walscale.h"
+#include "walscale_counters.h"
+#include "walscale_waits.h"
 
 /*
  * Distinct wait events kept; PostgreSQL 18 has about 280, and extensions add

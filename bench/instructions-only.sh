@@ -30,8 +30,8 @@ echo "== instruction counts: one backend under callgrind ($n records, $m and $k 
 measure_instructions "$n" "$m" "$k"
 
 commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)
-[ -n "$(git -C "$repo" status --porcelain -- patches walscale.c 2>/dev/null | head -c1)" ] &&
-	commit="$commit (patches or walscale.c modified in the working tree)"
+[ -n "$(git -C "$repo" status --porcelain -- patches 'walscale*.c' 'walscale*.h' 2>/dev/null | head -c1)" ] &&
+	commit="$commit (patches or walscale's sources modified in the working tree)"
 {
 	echo "# Instructions per operation, callgrind, one backend"
 	echo

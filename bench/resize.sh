@@ -159,8 +159,8 @@ if [ -n "$PY" ] && ! "$PY" -c 'import matplotlib' 2>/dev/null; then
 fi
 
 commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)
-dirty=$(git -C "$repo" status --porcelain -- patches walscale.c walscale.control 'walscale--*.sql' 2>/dev/null | head -c1 || true)
-[ -n "$dirty" ] && commit="$commit (patches or walscale.c modified in the working tree)"
+dirty=$(git -C "$repo" status --porcelain -- patches 'walscale*.c' 'walscale*.h' walscale.control 'walscale--*.sql' 2>/dev/null | head -c1 || true)
+[ -n "$dirty" ] && commit="$commit (patches or walscale's sources modified in the working tree)"
 patches="$(cat "$repo"/patches/pg18/*.patch | sha256sum | cut -c1-12) ($(cd "$repo/patches/pg18" && ls *.patch | tr '\n' ' '))"
 walscale_c="$(sha256sum "$repo/walscale.c" | cut -c1-12)"
 walscale_so=$(sha256sum "$("$PG_PATCHED/bin/pg_config" --pkglibdir)/walscale.so" 2>/dev/null | cut -c1-12 || echo "?")

@@ -162,8 +162,8 @@ install_extension
 ensure_run_user
 # what was built and installed, as of now
 commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)
-dirty=$(git -C "$repo" status --porcelain -- patches walscale.c walscale--1.0.sql 2>/dev/null | head -c1)
-[ -n "$dirty" ] && commit="$commit (patches or walscale.c modified in the working tree)"
+dirty=$(git -C "$repo" status --porcelain -- patches 'walscale*.c' 'walscale*.h' walscale--1.0.sql 2>/dev/null | head -c1)
+[ -n "$dirty" ] && commit="$commit (patches or walscale's sources modified in the working tree)"
 patches="$(cat "$repo"/patches/pg18/*.patch | sha256sum | cut -c1-12) ($(cd "$repo/patches/pg18" && ls *.patch | tr '\n' ' '))"
 
 # matplotlib for the plots, from Debian's python3 (not a pyenv shim)
