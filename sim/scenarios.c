@@ -311,20 +311,28 @@ write_csv(const char *dir, const Scenario *sc, int cpus, const RunResult *res,
 }
 
 /*
- * A grow that was kept (held at least two windows) beyond knee: growth
- * past the point where growing stopped helping.
+ * A grow beyond knee that was kept: one whose next change is not the undo
+ * at the end of its trial (it held, or grew on).  Growth past the point
+ * where growing stopped helping.  A grow kept and then grown on again
+ * within a window counts too: a kept grow is what the trial let through.
  */
 static int
 kept_grows_beyond(const RunResult *res, int knee)
 {
 	int			n = 0;
 
-	for (int w = 1; w + 1 < res->windows; w++)
+	for (int w = 1; w < res->windows; w++)
 	{
-		const WindowRow *r = &res->row[w];
+		int			v = w;
 
-		if (r->locks > res->row[w - 1].locks && r->locks > knee &&
-			res->row[w + 1].locks == r->locks)
+		if (res->row[w].locks <= res->row[w - 1].locks ||
+			res->row[w].locks <= knee)
+			continue;
+		/* the window whose decision changed the number next, if any */
+		while (v < res->windows && res->row[v].reason == NULL)
+			v++;
+		if (v == res->windows ||
+			strcmp(res->row[v].reason, AUTO_REASON_UNDO) != 0)
 			n++;
 	}
 	return n;
