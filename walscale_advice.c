@@ -158,24 +158,16 @@ walscale_advice_shmem_init(bool found)
 void
 walscale_advice_snapshot(WalscaleSinceReset *snap)
 {
-	WalscaleCounterSums sums;
-
 	memset(snap, 0, sizeof(*snap));
 	walscale_fastpath_publish();
 	walscale_counters_lock(LW_SHARED);
-	walscale_counters_read_locked(&sums);
+	walscale_counters_read_locked(&snap->counters);
 	snap->fastpath_overflows = walscale_fastpath_overflows_locked();
 	snap->xacts = pg_atomic_read_u64(&advice_shared->xacts) -
 		pg_atomic_read_u64(&advice_shared->xacts_baseline);
 	snap->fastpath_max_slots =
 		pg_atomic_read_u32(&advice_shared->fastpath_max_slots);
 	walscale_counters_unlock();
-
-	snap->stats_reset = sums.stats_reset;
-	memcpy(snap->sums, sums.sums, sizeof(snap->sums));
-	snap->locks_used = sums.locks_used;
-	snap->nactive = sums.nactive;
-	snap->resized = sums.resized;
 }
 
 /* Called by walscale_reset() with the reset lock held exclusively. */
@@ -540,7 +532,7 @@ walscale_advice(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	WalscaleSinceReset f;
 	WaitEvidence w;
-	uint64	   *c = f.sums;
+	uint64	   *c = f.counters.sums;
 	uint64		acquisitions;
 	uint64		contended;
 	double		waits_per_1000;
@@ -589,12 +581,12 @@ walscale_advice(PG_FUNCTION_ARGS)
 	waits_per_1000 = acquisitions > 0 ?
 		c[WALINSERT_BLOCKED] * 1000.0 / acquisitions : 0;
 	contention = waits_per_1000 >= ADVICE_GROW_WAITS_PER_1000 &&
-		f.locks_used * 2 >= f.nactive;
+		f.counters.locks_used * 2 >= f.counters.nactive;
 	/* locks active before a resize count as used: say so */
-	locks_used_text = f.resized ?
+	locks_used_text = f.counters.resized ?
 		psprintf("%d locks used since the reset, which resized them, %d active now",
-				 f.locks_used, f.nactive) :
-		psprintf("%d of %d active locks used", f.locks_used, f.nactive);
+				 f.counters.locks_used, f.counters.nactive) :
+		psprintf("%d of %d active locks used", f.counters.locks_used, f.counters.nactive);
 
 	/* walscale.insert_locks */
 	row.setting = "walscale.insert_locks";
@@ -617,11 +609,11 @@ walscale_advice(PG_FUNCTION_ARGS)
 	{
 		row.recommended = pstrdup(row.current);
 		row.reason = psprintf("Auto mode chooses the number from contention, and has %d locks active now.",
-							  f.nactive);
+							  f.counters.nactive);
 	}
-	else if (contention && f.nactive < max_locks)
+	else if (contention && f.counters.nactive < max_locks)
 	{
-		row.recommended = psprintf("%d", Min(f.nactive * 2, max_locks));
+		row.recommended = psprintf("%d", Min(f.counters.nactive * 2, max_locks));
 		row.reason = psprintf("Backends slept on %.1f of every 1000 acquisitions, at least %g, with most locks in use: more locks let more of them insert at once.",
 							  waits_per_1000, ADVICE_GROW_WAITS_PER_1000);
 	}
@@ -629,23 +621,23 @@ walscale_advice(PG_FUNCTION_ARGS)
 	{
 		row.recommended = pstrdup(row.current);
 		row.reason = psprintf("Backends slept on %.1f of every 1000 acquisitions, but %d locks are already the most that helps on %d CPUs.",
-							  waits_per_1000, f.nactive, walscale_auto_cpus());
+							  waits_per_1000, f.counters.nactive, walscale_auto_cpus());
 	}
 	else if (waits_per_1000 < ADVICE_SHRINK_WAITS_PER_1000 &&
-			 f.locks_used * 2 <= f.nactive && f.nactive > 1)
+			 f.counters.locks_used * 2 <= f.counters.nactive && f.counters.nactive > 1)
 	{
-		row.recommended = psprintf("%d", (int) pg_nextpower2_32((uint32) Max(f.locks_used, 1)));
+		row.recommended = psprintf("%d", (int) pg_nextpower2_32((uint32) Max(f.counters.locks_used, 1)));
 		row.reason = psprintf("Only %d of %d locks were taken, with %.1f blocking waits per 1000 acquisitions: fewer locks make each WAL flush and all-lock acquisition cheaper.",
-							  f.locks_used, f.nactive, waits_per_1000);
+							  f.counters.locks_used, f.counters.nactive, waits_per_1000);
 	}
 	else
 	{
 		row.recommended = pstrdup(row.current);
 		row.reason = psprintf("%.1f blocking waits per 1000 acquisitions is below %g, and %d of %d locks are in use: the number fits the load.",
 							  waits_per_1000, ADVICE_GROW_WAITS_PER_1000,
-							  f.locks_used, f.nactive);
+							  f.counters.locks_used, f.counters.nactive);
 	}
-	advice_put(rsinfo, &row, f.stats_reset, now);
+	advice_put(rsinfo, &row, f.counters.stats_reset, now);
 
 	/* walscale.insert_lock_attempts */
 	row.setting = "walscale.insert_lock_attempts";
@@ -664,7 +656,7 @@ walscale_advice(PG_FUNCTION_ARGS)
 							  (unsigned long long) acquisitions,
 							  ADVICE_MIN_ACQUISITIONS);
 	}
-	else if (contention && XLogInsertLockAttempts == 0 && f.nactive > 1)
+	else if (contention && XLogInsertLockAttempts == 0 && f.counters.nactive > 1)
 	{
 		row.recommended = pstrdup("2");
 		row.reason = psprintf("Backends slept on %.1f of every 1000 acquisitions: two conditional attempts let them take another free lock before they sleep.",
@@ -676,12 +668,12 @@ walscale_advice(PG_FUNCTION_ARGS)
 		if (!contention)
 			row.reason = psprintf("With %.1f blocking waits per 1000 acquisitions there is no contention for attempts to spread.",
 								  waits_per_1000);
-		else if (f.nactive == 1)
+		else if (f.counters.nactive == 1)
 			row.reason = psprintf("With one lock there is no other lock to try, so the number of locks is the setting to change.");
 		else
 			row.reason = psprintf("Conditional attempts are on, and the number of locks is the setting to change.");
 	}
-	advice_put(rsinfo, &row, f.stats_reset, now);
+	advice_put(rsinfo, &row, f.counters.stats_reset, now);
 
 	/* walscale.fastpath_groups */
 	row.setting = "walscale.fastpath_groups";
@@ -707,7 +699,7 @@ walscale_advice(PG_FUNCTION_ARGS)
 		int			rec = (int) Min(pg_nextpower2_32(Max(want, 1)),
 									FP_LOCK_GROUPS_PER_BACKEND_MAX);
 		int			derived = advice_derived_fastpath_groups();
-		double		span_s = (now - f.stats_reset) / 1000000.0;
+		double		span_s = (now - f.counters.stats_reset) / 1000000.0;
 
 		/*
 		 * Fewer groups only from a long span, and never fewer than
@@ -745,7 +737,7 @@ walscale_advice(PG_FUNCTION_ARGS)
 									  groups == 1 ? "group holds" : "groups hold");
 		}
 	}
-	advice_put(rsinfo, &row, f.stats_reset, now);
+	advice_put(rsinfo, &row, f.counters.stats_reset, now);
 
 	return (Datum) 0;
 }

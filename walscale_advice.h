@@ -18,11 +18,7 @@
 /* the advisor's figures since the last reset, read as one */
 typedef struct WalscaleSinceReset
 {
-	TimestampTz stats_reset;
-	uint64		sums[WALINSERT_NUM_COUNTERS];	/* all insertion locks */
-	int			locks_used;		/* locks acquired at all */
-	int			nactive;		/* locks active now */
-	bool		resized;		/* the number changed since the reset */
+	WalscaleCounterSums counters;	/* the insertion locks' */
 	uint64		fastpath_overflows;
 	uint64		xacts;
 	uint32		fastpath_max_slots;

@@ -93,6 +93,24 @@ sub session_crashes
 	return;
 }
 
+# The log since $offset: the module called SetNumWALInsertLocks() at the
+# injection point, and the server refused the call with a PANIC; then the
+# server recovered.
+sub check_refused
+{
+	my ($label, $offset, $point, $called, $refused) = @_;
+	my $log = slurp_file($node->logfile, $offset);
+	like(
+		$log,
+		qr/walscale_test_core: SetNumWALInsertLocks\(4\) at injection point "\Q$point\E"/,
+		"$label: $called");
+	like(
+		$log,
+		qr/PANIC:  cannot change the number of WAL insertion locks while holding one/,
+		"$label: $refused");
+	check_recovered($label);
+}
+
 commit_one();
 
 # (a) inside an insertion: WAL reserved, the insertion lock held
@@ -104,16 +122,11 @@ commit_one();
 SELECT walscale_test_attach_resize('walscale-wal-insert-reserved', 4);
 INSERT INTO committed VALUES (-1);
 });
-	my $log = slurp_file($node->logfile, $offset);
-	like(
-		$log,
-		qr/walscale_test_core: SetNumWALInsertLocks\(4\) at injection point "walscale-wal-insert-reserved"/,
-		"$label: the module called SetNumWALInsertLocks() there");
-	like(
-		$log,
-		qr/PANIC:  cannot change the number of WAL insertion locks while holding one/,
-		"$label: the call is refused, a PANIC in the insertion's critical section");
-	check_recovered($label);
+	check_refused(
+		$label, $offset,
+		'walscale-wal-insert-reserved',
+		'the module called SetNumWALInsertLocks() there',
+		"the call is refused, a PANIC in the insertion's critical section");
 }
 
 # (b) holding every lock, in the worker's own resize
@@ -128,16 +141,11 @@ INSERT INTO committed VALUES (-1);
 	$node->reload;
 	# a PANIC, or the failed assertion of a server that let the call through
 	$node->wait_for_log(qr/PANIC:  |TRAP: /, $offset);
-	my $log = slurp_file($node->logfile, $offset);
-	like(
-		$log,
-		qr/walscale_test_core: SetNumWALInsertLocks\(4\) at injection point "walscale-resize-all-locks-held"/,
-		"$label: the module called SetNumWALInsertLocks() from the worker's resize");
-	like(
-		$log,
-		qr/PANIC:  cannot change the number of WAL insertion locks while holding one/,
-		"$label: the nested call is refused with a PANIC, not left waiting on lock 0");
-	check_recovered($label);
+	check_refused(
+		$label, $offset,
+		'walscale-resize-all-locks-held',
+		"the module called SetNumWALInsertLocks() from the worker's resize",
+		'the nested call is refused with a PANIC, not left waiting on lock 0');
 	is($node->safe_psql('postgres', 'SELECT active FROM walscale_test_insert_locks()'),
 		'32', "$label: after the restart the 32 locks configured are active");
 }
