@@ -46,9 +46,9 @@ typedef struct WalscaleCounters
 	uint64		last_resize_held_ns;
 	uint64		last_resize_wait_ns;
 	uint64		baseline[FLEXIBLE_ARRAY_MEMBER];	/* [lock][counter] */
-}			WalscaleCounters;
+} WalscaleCounters;
 
-static WalscaleCounters * counters = NULL;
+static WalscaleCounters *counters = NULL;
 
 PG_FUNCTION_INFO_V1(walscale_insert_lock_stats);
 
@@ -173,7 +173,7 @@ walscale_counters_reset_time_locked(void)
  * the core patch only.
  */
 void
-walscale_counters_read_locked(WalscaleCounterSums * sums)
+walscale_counters_read_locked(WalscaleCounterSums *sums)
 {
 	int			nlocks;
 
@@ -216,7 +216,7 @@ walscale_counters_reset_locked(TimestampTz now)
 }
 
 void
-walscale_counters_resize_record(WalscaleResizeRecord * record)
+walscale_counters_resize_record(WalscaleResizeRecord *record)
 {
 	LWLockAcquire(counters->lock, LW_SHARED);
 	record->resizes = counters->resizes;

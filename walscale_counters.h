@@ -31,7 +31,7 @@ typedef struct WalscaleCounterSums
 	int			locks_used;		/* locks acquired at all */
 	int			nactive;		/* locks active now */
 	bool		resized;		/* the number changed since the reset */
-}			WalscaleCounterSums;
+} WalscaleCounterSums;
 
 /* the last change of the number of locks */
 typedef struct WalscaleResizeRecord
@@ -40,17 +40,17 @@ typedef struct WalscaleResizeRecord
 	TimestampTz last_resize;	/* 0 if none */
 	int			last_resize_from;
 	double		last_resize_held_ms;
-}			WalscaleResizeRecord;
+} WalscaleResizeRecord;
 
 extern Size walscale_counters_shmem_size(void);
 extern bool walscale_counters_shmem_init(LWLock *lock);
 extern int	walscale_resize_to(int target);
 extern TimestampTz walscale_stats_reset_time(void);
-extern void walscale_counters_resize_record(WalscaleResizeRecord * record);
+extern void walscale_counters_resize_record(WalscaleResizeRecord *record);
 
 /* with the reset lock held */
 extern TimestampTz walscale_counters_reset_time_locked(void);
-extern void walscale_counters_read_locked(WalscaleCounterSums * sums);
+extern void walscale_counters_read_locked(WalscaleCounterSums *sums);
 extern void walscale_counters_reset_locked(TimestampTz now);
 
 #endif							/* WALSCALE_COUNTERS_H */

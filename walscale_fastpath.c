@@ -27,9 +27,9 @@ typedef struct WalscaleFastpath
 {
 	pg_atomic_uint64 overflows; /* published by backends */
 	uint64		baseline;		/* at the last reset; under the reset lock */
-}			WalscaleFastpath;
+} WalscaleFastpath;
 
-static WalscaleFastpath * fastpath = NULL;
+static WalscaleFastpath *fastpath = NULL;
 
 /* FastPathLockOverflows of this backend that were added to the shared sum */
 static uint64 fastpath_overflows_published = 0;

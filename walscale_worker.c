@@ -28,9 +28,9 @@
 typedef struct WalscaleWorkerShared
 {
 	bool		resizer_started;	/* a worker ran since server start */
-}			WalscaleWorkerShared;
+} WalscaleWorkerShared;
 
-static WalscaleWorkerShared * worker_shared = NULL;
+static WalscaleWorkerShared *worker_shared = NULL;
 
 PGDLLEXPORT void walscale_worker_main(Datum main_arg);
 
