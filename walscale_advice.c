@@ -12,19 +12,16 @@
  * have used.  At pre-commit, when the transaction's relation locks are all
  * still held, each backend counts the slots it holds (its own fpLockBits).
  * Only if this transaction found a group full (the core patch's
- * backend-local FastPathLockOverflows moved) does it also count the
- * relation locks that could have used the fast path but went to the main
- * lock table, by walking its own PROCLOCKs: such a transaction already took
- * a partition lock for each of those.  The walk takes every partition lock
- * in shared mode, so a backend walks in one of ADVICE_WALK_EVERY of its
- * overflowing transactions only (the first one always): the maximum is of a
- * steady workload's transactions, which sampling finds.  The number of
- * overflows itself is no measure, since a catalog lock released and taken
- * again counts each time.  So the lock path pays nothing beyond the backend-local overflow
- * count the core patch already keeps.  The count goes
- * to shared memory only when it beats the maximum there, which backends read
- * from a cache line of its own; transactions are counted locally and added
- * to the shared count in batches.
+ * backend-local FastPathLockOverflows moved) does it count instead the
+ * relations it holds eligible locks on, wherever each lock went, from its
+ * own local lock table: no lock manager partition lock is taken, and, as
+ * the walk costs 2% of such a transaction, only in one of 16 of them.  The
+ * number of overflows itself is no measure, since a catalog lock released
+ * and taken again counts each time.  So the lock path pays nothing beyond
+ * the backend-local overflow count the core patch already keeps.  The
+ * count goes to shared memory only when it beats the maximum there, which
+ * backends read from a cache line of its own; transactions are counted
+ * locally and added to the shared count in batches.
  *
  * Copyright (c) 2026, walscale developers
  *
@@ -40,6 +37,8 @@
 #include "storage/lock.h"
 #include "storage/shmem.h"
 #include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/injection_point.h"
 #include "utils/timestamp.h"
 
 #include "walscale_advice.h"
@@ -124,7 +123,9 @@ static WalscaleAdviceShared *advice_shared = NULL;
 static uint64 overflows_at_xact_start = 0;
 static uint32 xacts_pending = 0;
 static bool exit_callback_registered = false;
-static uint64 overflowing_xacts = 0;
+
+/* overflowing transactions, counted from this backend's PID (the phase) */
+static uint32 overflowing_xacts = 0;
 
 PG_FUNCTION_INFO_V1(walscale_advice);
 
@@ -162,6 +163,8 @@ walscale_advice_snapshot(WalscaleSinceReset *snap)
 	walscale_fastpath_publish();
 	walscale_counters_lock(LW_SHARED);
 	walscale_counters_read_locked(&snap->counters);
+	/* t/018 pauses here: a reset must wait until the snapshot is whole */
+	INJECTION_POINT("walscale-advice-snapshot", NULL);
 	snap->fastpath_overflows = walscale_fastpath_overflows_locked();
 	snap->xacts = pg_atomic_read_u64(&advice_shared->xacts) -
 		pg_atomic_read_u64(&advice_shared->xacts_baseline);
@@ -196,44 +199,81 @@ advice_at_exit(int code, Datum arg)
 }
 
 /*
- * Relation locks this backend holds in the main lock table that the fast
- * path could have held (lock.c's EligibleForRelationFastPath()).  Each
- * partition's list of our PROCLOCKs changes only under its partition lock.
+ * Whether the fast path could hold this lock: lock.c's
+ * EligibleForRelationFastPath(), a relation of this database in a weak mode.
+ */
+static bool
+advice_fastpath_eligible(const LOCKTAG *tag, LOCKMODE mode)
+{
+	return tag->locktag_lockmethodid == DEFAULT_LOCKMETHOD &&
+		tag->locktag_type == LOCKTAG_RELATION &&
+		tag->locktag_field1 == MyDatabaseId &&
+		MyDatabaseId != InvalidOid &&
+		mode < ShareUpdateExclusiveLock;
+}
+
+/* Whether this backend holds the lock on *tag in a weaker mode too. */
+static bool
+advice_held_in_weaker_mode(HTAB *locallocks, const LOCKTAG *tag, LOCKMODE mode)
+{
+	for (LOCKMODE weaker = AccessShareLock; weaker < mode; weaker++)
+	{
+		LOCALLOCKTAG key;
+		LOCALLOCK  *locallock;
+
+		/* lock.c zeroes the key's padding too: the hash covers all of it */
+		memset(&key, 0, sizeof(key));
+		key.lock = *tag;
+		key.mode = weaker;
+		locallock = hash_search(locallocks, &key, HASH_FIND, NULL);
+		if (locallock != NULL && locallock->nLocks > 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The relations this backend holds locks on that the fast path could hold,
+ * wherever each went: the slots its transaction would have used had no
+ * group been full.  The local lock table (core patch 0004) is this
+ * backend's own and changes only when this backend takes or releases a
+ * lock, so it is read with no lock at all, unlike its PROCLOCKs, which
+ * would take each lock manager partition lock in turn.  A relation held in
+ * two weak modes has an entry for each but takes one slot.
  */
 static uint32
-advice_main_table_eligible(void)
+advice_fastpath_eligible_relations(void)
 {
-	const LOCKMASK weak = LOCKBIT_ON(AccessShareLock) |
-		LOCKBIT_ON(RowShareLock) | LOCKBIT_ON(RowExclusiveLock);
+	HTAB	   *locallocks = GetLockMethodLocalHash();
+	HASH_SEQ_STATUS status;
+	LOCALLOCK  *locallock;
 	uint32		n = 0;
 
-	if (MyDatabaseId == InvalidOid)
-		return 0;
-	for (int i = 0; i < NUM_LOCK_PARTITIONS; i++)
+	hash_seq_init(&status, locallocks);
+	while ((locallock = hash_seq_search(&status)) != NULL)
 	{
-		LWLock	   *partition_lock = LockHashPartitionLockByIndex(i);
-		dlist_iter	iter;
+		const LOCKTAG *tag = &locallock->tag.lock;
+		LOCKMODE	mode = locallock->tag.mode;
 
-		LWLockAcquire(partition_lock, LW_SHARED);
-		dlist_foreach(iter, &MyProc->myProcLocks[i])
-		{
-			PROCLOCK   *proclock = dlist_container(PROCLOCK, procLink, iter.cur);
-			LOCKTAG    *tag = &proclock->tag.myLock->tag;
-
-			if (tag->locktag_lockmethodid == DEFAULT_LOCKMETHOD &&
-				tag->locktag_type == LOCKTAG_RELATION &&
-				tag->locktag_field1 == MyDatabaseId &&
-				(proclock->holdMask & weak) != 0)
-				n++;
-		}
-		LWLockRelease(partition_lock);
+		if (locallock->nLocks > 0 &&
+			advice_fastpath_eligible(tag, mode) &&
+			!advice_held_in_weaker_mode(locallocks, tag, mode))
+			n++;
 	}
 	return n;
 }
 
 /*
- * The fast-path slots this transaction needs: those it holds, and, if a
- * group was full, the eligible relation locks it holds elsewhere.
+ * The fast-path slots this transaction needs: those it holds, or, if a
+ * group was full (the core patch's backend-local FastPathLockOverflows
+ * moved), every eligible relation it holds a lock on.  The walk costs about
+ * 170 instructions a local lock (bench/fastpath-measure.sh: 13,800 for 80,
+ * 2% of such a transaction), so a backend walks in one of
+ * ADVICE_WALK_EVERY of its overflowing transactions, at a phase its PID
+ * sets, so that a new connection's first transaction walks no more often
+ * than any other; the others count the slots they hold, fewer.  The
+ * maximum sought is that of a steady workload's transactions, which
+ * sampling finds.
  */
 static uint32
 advice_fastpath_slots_needed(void)
@@ -242,6 +282,16 @@ advice_fastpath_slots_needed(void)
 
 	if (MyProc == NULL || MyProc->fpLockBits == NULL)
 		return 0;
+	if (FastPathLockOverflows != overflows_at_xact_start &&
+		overflowing_xacts++ % ADVICE_WALK_EVERY == 0)
+		return advice_fastpath_eligible_relations();
+
+	/*
+	 * Only this backend sets its fpLockBits; another clears them only to move
+	 * a lock to the main table for a strong locker, under our fpInfoLock,
+	 * which is not taken here: such a read can miss a lock that just moved,
+	 * and a maximum over many transactions is not hurt by it.
+	 */
 	for (int g = 0; g < FastPathLockGroupsPerBackend; g++)
 	{
 		uint64		bits = MyProc->fpLockBits[g];
@@ -249,22 +299,6 @@ advice_fastpath_slots_needed(void)
 		if (bits != 0)
 			used += pg_popcount64((bits | (bits >> 1) | (bits >> 2)) &
 								  FP_SLOT_LOW_BITS);
-	}
-	if (FastPathLockOverflows != overflows_at_xact_start)
-	{
-		/*
-		 * The walk takes all NUM_LOCK_PARTITIONS partition locks, so it is
-		 * sampled: the first overflowing transaction of a backend and one in
-		 * ADVICE_WALK_EVERY after it.  It is skipped when it could not raise
-		 * the maximum, since each eligible lock in the main table made the
-		 * overflow count move at least once.
-		 */
-		uint64		overflowed = FastPathLockOverflows - overflows_at_xact_start;
-		uint32		max = pg_atomic_read_u32(&advice_shared->fastpath_max_slots);
-
-		if (used + overflowed > max &&
-			overflowing_xacts++ % ADVICE_WALK_EVERY == 0)
-			used += advice_main_table_eligible();
 	}
 	return used;
 }
@@ -282,6 +316,13 @@ walscale_advice_xact_callback(XactEvent event)
 	{
 		case XACT_EVENT_PRE_COMMIT:
 		case XACT_EVENT_PRE_PREPARE:
+			if (!exit_callback_registered)
+			{
+				/* this backend's first: its count at exit, its walks' phase */
+				before_shmem_exit(advice_at_exit, (Datum) 0);
+				exit_callback_registered = true;
+				overflowing_xacts = (uint32) MyProcPid;
+			}
 			/* the transaction's locks are all still held */
 			needed = advice_fastpath_slots_needed();
 			max = pg_atomic_read_u32(&advice_shared->fastpath_max_slots);
@@ -289,11 +330,6 @@ walscale_advice_xact_callback(XactEvent event)
 				   !pg_atomic_compare_exchange_u32(&advice_shared->fastpath_max_slots,
 												   &max, needed))
 				;
-			if (!exit_callback_registered)
-			{
-				before_shmem_exit(advice_at_exit, (Datum) 0);
-				exit_callback_registered = true;
-			}
 			if (++xacts_pending >= ADVICE_XACT_BATCH)
 				advice_publish_xacts();
 			break;

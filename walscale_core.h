@@ -8,8 +8,8 @@
  * version it names.  Either way every symbol of the core patch is referenced
  * weakly, so that the same module file loads into a stock server, a patched
  * one, or one with another core version, and walscale_core_present() says
- * which at run time.  The copy is the interface of core version 3
- * (patches/pg18/, xlog.h and proc.h).
+ * which at run time.  The copy is the interface of core version 4
+ * (patches/pg18/, xlog.h, proc.h and lock.h).
  *
  * Copyright (c) 2026, walscale developers
  *
@@ -19,10 +19,12 @@
 #define WALSCALE_CORE_H
 
 #include "access/xlog.h"
+#include "storage/lock.h"
 #include "storage/proc.h"
+#include "utils/hsearch.h"
 
 #ifndef WALSCALE_CORE_VERSION
-#define WALSCALE_CORE_VERSION		3
+#define WALSCALE_CORE_VERSION		4
 #define XLOG_INSERT_LOCKS_DEFAULT	8
 #define XLOG_INSERT_LOCKS_MAX		1024
 
@@ -51,8 +53,11 @@ extern void GetWALInsertLockCounters(int lockno,
 
 extern PGDLLIMPORT int FastPathLockGroupsRequested;
 extern PGDLLIMPORT uint64 FastPathLockOverflows;
-#elif WALSCALE_CORE_VERSION != 3
-#error "walscale is written for version 3 of its core patch, and the server's headers are of another version"
+
+/* stock servers declare and build it only with assertions */
+extern HTAB *GetLockMethodLocalHash(void);
+#elif WALSCALE_CORE_VERSION != 4
+#error "walscale is written for version 4 of its core patch, and the server's headers are of another version"
 #endif							/* !WALSCALE_CORE_VERSION */
 
 #ifdef __GNUC__
@@ -66,6 +71,7 @@ extern PGDLLIMPORT uint64 FastPathLockOverflows;
 #pragma weak GetWALInsertLockCounters
 #pragma weak FastPathLockGroupsRequested
 #pragma weak FastPathLockOverflows
+#pragma weak GetLockMethodLocalHash
 #else
 #error "walscale needs weak symbols (GCC or Clang) to load into servers with and without its core patch"
 #endif

@@ -25,6 +25,7 @@
 #                          installed)
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
+. "$(dirname "$0")/cluster.sh"
 
 clients=${BENCH_AUTO_CLIENTS:-32}
 seconds=${BENCH_AUTO_SECONDS:-60}
@@ -34,22 +35,10 @@ out=${BENCH_RESULTS:-$repo/bench/results/$(date -u +%F)-$(hostname -s)-auto}
 [ -x "$pg/bin/postgres" ] || { echo "auto-coldstart: no server in $pg" >&2; exit 2; }
 mkdir -p "$out"
 
-ensure_run_user
-dir=$(scratch_dir auto-coldstart)
-port=$(free_port 56100)
-data="$dir/data"
-run() { as_run_user "$@"; }
-sql() { run "$pg/bin/psql" -X -q -At -h "$dir" -p "$port" -d postgres -c "$1"; }
-
-run "$pg/bin/initdb" -D "$data" -A trust --no-sync >/dev/null
-cat >>"$data/postgresql.conf" <<EOF
+bench_cluster auto-coldstart 56100 $((clients + 20)) <<EOF
 shared_preload_libraries = 'walscale'
 walscale.insert_locks = 1
 walscale.auto_interval = ${interval}s
-port = $port
-unix_socket_directories = '$dir'
-listen_addresses = ''
-max_connections = $((clients + 20))
 autovacuum = off
 checkpoint_timeout = '1h'
 max_wal_size = '4GB'

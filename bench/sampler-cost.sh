@@ -31,6 +31,7 @@
 # BENCH_COMMIT_INSTRUCTIONS (52000).
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
+. "$(dirname "$0")/cluster.sh"
 
 cores=$(nproc)
 clients=${BENCH_SAMPLER_CLIENTS:-$((8 * cores))}
@@ -44,27 +45,16 @@ out=${BENCH_RESULTS:-$repo/bench/results/$(date -u +%F)-$(hostname -s)-sampler}
 command -v valgrind >/dev/null || { echo "sampler-cost: valgrind is needed" >&2; exit 2; }
 mkdir -p "$out"
 
-ensure_run_user
-dir=$(scratch_dir sampler-cost)
-port=$(free_port 56200)
-data="$dir/data"
-run() { as_run_user "$@"; }
-sql() { run "$pg/bin/psql" -X -q -At -h "$dir" -p "$port" -d postgres -c "$1"; }
 pg_start() { run "$pg/bin/pg_ctl" -D "$data" -l "$dir/server.log" -w start >/dev/null; }
 pg_stop() { run "$pg/bin/pg_ctl" -D "$data" -m fast -w stop >/dev/null 2>&1 || true; }
-trap 'run "$pg/bin/pg_ctl" -D "$data" -m immediate stop >/dev/null 2>&1 || true' EXIT
 
-run "$pg/bin/initdb" -D "$data" -A trust --no-sync >/dev/null
-cat >>"$data/postgresql.conf" <<EOF
+bench_cluster sampler-cost 56200 $((clients + 20)) <<EOF
 shared_preload_libraries = 'walscale'
 walscale.sample_interval = 10ms
-port = $port
-unix_socket_directories = '$dir'
-listen_addresses = ''
-max_connections = $((clients + 20))
 synchronous_commit = off
 autovacuum = off
 EOF
+trap 'run "$pg/bin/pg_ctl" -D "$data" -m immediate stop >/dev/null 2>&1 || true' EXIT
 procs_note="max_connections = $((clients + 20))"
 
 # --- 1. instructions per round, under callgrind ------------------------------

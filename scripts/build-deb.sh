@@ -149,9 +149,7 @@ compute_keys() {
 	local recipe p
 	patches=("$repo"/patches/pg18/*.patch)
 	[ -e "${patches[0]}" ] || { echo "build-deb: no patches in patches/pg18" >&2; exit 1; }
-	# the core version: the last value the patches give WALSCALE_CORE_VERSION
-	core_ver=$(cat "${patches[@]}" |
-		sed -n 's/^+#define[[:space:]]*WALSCALE_CORE_VERSION[[:space:]]*\([0-9][0-9]*\).*/\1/p' | tail -n 1)
+	core_ver=$(core_version_of_patches)
 	[ -n "$core_ver" ] || { echo "build-deb: the patches define no WALSCALE_CORE_VERSION" >&2; exit 1; }
 	server_ver="${pg_debver}+walscale${core_ver}"
 	recipe="nocheck nodoc-arch-only noddebs $deb_suite"

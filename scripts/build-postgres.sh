@@ -6,11 +6,12 @@
 # patch or a new 18.x is rebuilt and an unchanged one is reused.
 #
 #   scripts/build-postgres.sh [--stock] [--print-prefix]
-#   scripts/build-postgres.sh --flavor NAME [--print-prefix] -- CONFIGURE-ARG...
+#   scripts/build-postgres.sh --flavor NAME [--patches N] [--print-prefix] -- CONFIGURE-ARG...
 #
 # A flavor is the patched server configured with CONFIGURE-ARG... instead of
 # the usual options (the sanitizer and valgrind builds), linked as
-# .pg/walscale-NAME.
+# .pg/walscale-NAME.  With --patches N it has only the first N patches (an
+# older core version).
 #
 # Environment:
 #   PG_SOURCE       a PostgreSQL 18 source tree or tarball to use instead of
@@ -25,8 +26,9 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 variant=walscale
 print_prefix=0
 flavor_opts=0
+npatches=
 configure_opts=(--enable-tap-tests --enable-debug --without-icu)
-usage="usage: $0 [--stock] [--print-prefix] | --flavor NAME [--print-prefix] -- CONFIGURE-ARG..."
+usage="usage: $0 [--stock] [--print-prefix] | --flavor NAME [--patches N] [--print-prefix] -- CONFIGURE-ARG..."
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--stock) variant=stock ;;
@@ -34,6 +36,11 @@ while [ $# -gt 0 ]; do
 		--flavor)
 			[[ "${2:-}" =~ ^[a-z0-9]+$ ]] || { echo "$usage" >&2; exit 2; }
 			variant=walscale-$2
+			shift
+			;;
+		--patches)
+			[[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || { echo "$usage" >&2; exit 2; }
+			npatches=$2
 			shift
 			;;
 		--)
@@ -51,6 +58,8 @@ case "$variant:$flavor_opts" in
 	walscale-*:1 | walscale:0 | stock:0) ;;
 	*) echo "$usage" >&2; exit 2 ;;
 esac
+# fewer patches only for a flavor
+[ -z "$npatches" ] || [[ "$variant" == walscale-* ]] || { echo "$usage" >&2; exit 2; }
 
 if [ "$(id -u)" = 0 ]; then
 	cache=${WALSCALE_CACHE:-/var/cache/walscale}
@@ -124,6 +133,11 @@ esac
 patches=()
 if [ "$variant" != stock ]; then
 	patches=("$repo"/patches/pg18/*.patch)
+	if [ -n "$npatches" ]; then
+		[ "$npatches" -le ${#patches[@]} ] ||
+			{ echo "build-postgres: --patches $npatches, but there are ${#patches[@]} patches" >&2; exit 2; }
+		patches=("${patches[@]:0:$npatches}")
+	fi
 fi
 # The key covers what the patches change, not their commit messages, blob
 # ids or git version signature, so rewording a message does not rebuild.

@@ -13,7 +13,8 @@ if [ "$(id -u)" != 0 ]; then
 	exit 1
 fi
 
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 deb_cache=${WALSCALE_DEB_CACHE:-${WALSCALE_CACHE:-/var/cache/walscale}/deb}
 deb_mirror=${DEB_MIRROR:-http://deb.debian.org/debian}
 deb_suite=${DEB_SUITE:-bookworm}

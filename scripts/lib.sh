@@ -34,6 +34,32 @@ ensure_injection_server() {
 	export PG_TESTED
 }
 
+# Build (once, cached) the patched server of the core version before this
+# one: the patches up to, not including, the last that sets
+# WALSCALE_CORE_VERSION.  walscale must start there in observe mode, as after
+# the server packages of an older walscale are put back (t/015).  Sets
+# PG_OLDER_CORE and PG_OLDER_CORE_VERSION.
+ensure_older_core_server() {
+	local n=0 i=0 p
+	for p in "$repo"/patches/pg18/*.patch; do
+		i=$((i + 1))
+		grep -q '^+#define[[:space:]]*WALSCALE_CORE_VERSION' "$p" && n=$((i - 1))
+	done
+	[ "$n" -ge 1 ] || { echo "walscale: no patch sets an older core version" >&2; return 1; }
+	"$repo/scripts/build-postgres.sh" --flavor older --patches "$n" -- \
+		--enable-tap-tests --enable-debug --without-icu
+	PG_OLDER_CORE=$(readlink -f "$repo/.pg/walscale-older")
+	PG_OLDER_CORE_VERSION=$(sed -n 's/^#define[[:space:]]*WALSCALE_CORE_VERSION[[:space:]]*\([0-9][0-9]*\).*/\1/p' \
+		"$("$PG_OLDER_CORE/bin/pg_config" --includedir-server)/access/xlog.h")
+	export PG_OLDER_CORE PG_OLDER_CORE_VERSION
+}
+
+# The core version the patches give the patched server.
+core_version_of_patches() {
+	cat "$repo"/patches/pg18/*.patch |
+		sed -n 's/^+#define[[:space:]]*WALSCALE_CORE_VERSION[[:space:]]*\([0-9][0-9]*\).*/\1/p' | tail -n 1
+}
+
 # Build walscale against the patched server and install it there.
 install_extension() {
 	make -s -C "$repo" install PG_CONFIG="$PG_PATCHED/bin/pg_config" >/dev/null
@@ -89,6 +115,17 @@ install_extension_into() {
 	src=$(scratch_dir "walscale-build-$(basename "$prefix")")
 	cp -a "$repo/Makefile" "$repo"/walscale*.c "$repo"/walscale*.h "$repo/walscale.control" "$repo"/walscale--*.sql "$src/"
 	make -s -C "$src" install PG_CONFIG="$prefix/bin/pg_config" >/dev/null
+}
+
+# Install the module that install_extension_into built for server $1 into
+# server $2 too: one module file, built against stock headers, serves every
+# server, as the postgresql-18-walscale package does.
+copy_extension_into() {
+	local from=$1 to=$2 from_share to_share
+	from_share=$("$from/bin/pg_config" --sharedir)
+	to_share=$("$to/bin/pg_config" --sharedir)
+	cp "$("$from/bin/pg_config" --pkglibdir)/walscale.so" "$("$to/bin/pg_config" --pkglibdir)/"
+	cp "$from_share"/extension/walscale[.-]* "$to_share/extension/"
 }
 
 # Build the test modules of t/modules (never shipped) against a server and

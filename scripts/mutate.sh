@@ -135,24 +135,38 @@ done
 	die "$pg/bin/pg_config reports bindir $("$pg/bin/pg_config" --bindir): the installation is not relocatable"
 pg_version=$("$pg/bin/pg_config" --version)
 
+older_env=()
+# A copy of installation $1 at $2, made once per build of $1 (by the time
+# its .complete was written), into which walscale is installed as built,
+# mutated or not.
+installation_copy() {
+	local from=$1 to=$2 stamp d
+	stamp="$from $(stat -c %Y "$from/.complete")"
+	[ "$(cat "$to/.ready" 2>/dev/null)" = "$stamp" ] && return 0
+	rm -rf "$to"
+	mkdir -p "$to"
+	for d in bin include lib share; do cp -a "$from/$d" "$to/"; done
+	echo "$stamp" >"$to/.ready"
+}
+
 PG_STOCK=$(readlink -f "$repo/.pg/stock" 2>/dev/null || true)
-if [ ! -f "$PG_STOCK/.complete" ] && [[ " ${tests[*]} " == *" t/004_"* ]]; then
+if [ ! -f "$PG_STOCK/.complete" ] && [[ " ${tests[*]} " == *" t/004_"* || " ${tests[*]} " == *" t/015_"* ]]; then
 	"$repo/scripts/build-postgres.sh" --stock >&2
 	PG_STOCK=$(readlink -f "$repo/.pg/stock")
 fi
-# walscale built against the stock server's headers runs there (t/004):
-# a copy of the stock installation, made once per build of it, into which
-# walscale is installed as built, mutated or not
+# walscale built against the stock server's headers runs there (t/004)
 if [ -f "$PG_STOCK/.complete" ]; then
 	stock_copy="$work/stock"
-	stock_stamp="$PG_STOCK $(stat -c %Y "$PG_STOCK/.complete")"
-	if [ "$(cat "$stock_copy/.ready" 2>/dev/null)" != "$stock_stamp" ]; then
-		rm -rf "$stock_copy"
-		mkdir -p "$stock_copy"
-		for d in bin include lib share; do cp -a "$PG_STOCK/$d" "$stock_copy/"; done
-		echo "$stock_stamp" >"$stock_copy/.ready"
-	fi
+	installation_copy "$PG_STOCK" "$stock_copy"
 	PG_STOCK=$stock_copy
+fi
+# and on the older core version's server, as the same module file (t/015)
+if [ -n "${stock_copy:-}" ] && [[ " ${tests[*]} " == *" t/015_"* ]]; then
+	ensure_older_core_server >&2
+	older_copy="$work/older"
+	installation_copy "$PG_OLDER_CORE" "$older_copy"
+	older_env=(PG_OLDER_CORE="$older_copy" PG_OLDER_CORE_VERSION="$PG_OLDER_CORE_VERSION"
+		WALSCALE_OLDER_CORE=required)
 fi
 PG_PATCHED=$pg
 export PG_STOCK PG_PATCHED
@@ -197,6 +211,7 @@ install_walscale() {
 		cp -a "$dir" "$dir-stock"
 		make -C "$dir-stock" clean >>"$blog" 2>&1
 		make -C "$dir-stock" install PG_CONFIG="$stock_copy/bin/pg_config" >>"$blog" 2>&1
+		[ -z "${older_copy:-}" ] || copy_extension_into "$stock_copy" "$older_copy"
 	fi
 }
 
@@ -230,7 +245,8 @@ run_test() {
 	# timeout signals its whole process group: make, prove and the test,
 	# whose END blocks stop the servers it started
 	as_run_user env PG_STOCK="$PG_STOCK" PG_PATCHED="$PG_PATCHED" \
-		WALSCALE_TEST_TIME_LIMIT="$limit" \
+		"${older_env[@]}" \
+		WALSCALE_CORE_VERSION="$(core_version_of_patches)" WALSCALE_TEST_TIME_LIMIT="$limit" \
 		timeout --kill-after=30 $((limit + 60)) \
 		make --no-print-directory -C "$dir" installcheck PG_CONFIG="$pg/bin/pg_config" "${args[@]}" \
 		>"$out.log" 2>&1 || rc=$?

@@ -133,8 +133,8 @@ check_patched() {
 		fail "walscale is in observe mode on the patched server"
 	row=$(psql_ -c "SELECT core_version || '/' || insert_locks || '/' || insert_locks_allocated FROM walscale_settings")
 	case "$row" in
-		3/32/*) ;;
-		*) fail "walscale_settings on the patched server: core_version/insert_locks/allocated = $row, expected 3/32/..." ;;
+		"$(core_version_of_patches)"/32/*) ;;
+		*) fail "walscale_settings on the patched server: core_version/insert_locks/allocated = $row, expected $(core_version_of_patches)/32/..." ;;
 	esac
 	[ "$(psql_ -c "SELECT bool_and(in_effect) FROM walscale_setting_status WHERE setting LIKE '%insert_locks'")" = t ] ||
 		fail "walscale.insert_locks is not in effect on the patched server"
@@ -186,7 +186,7 @@ run_tap_suites() {
 	done
 	c chown -R walscale "$d"
 	c runuser -u walscale -- env PG_STOCK="$stock_prefix/usr/lib/postgresql/18" PG_PATCHED=/usr/lib/postgresql/18 \
-		LIBRARY_PATH=/usr/lib/postgresql/18/lib \
+		LIBRARY_PATH=/usr/lib/postgresql/18/lib WALSCALE_CORE_VERSION="$(core_version_of_patches)" \
 		make --no-print-directory -C "$d" installcheck PG_CONFIG=/usr/lib/postgresql/18/bin/pg_config \
 		PROVE_FLAGS="--timer" ${PROVE_TESTS:+PROVE_TESTS="$PROVE_TESTS"} >"$root/tmp/tap.log" 2>&1 || status=1
 	grep -E 't/[0-9].*\.pl|^Files=|^Result:|^All tests|^# All [0-9]+ tests|^(not )?ok [0-9]+ +- ' "$root/tmp/tap.log" | tail -n 60

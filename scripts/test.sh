@@ -6,6 +6,7 @@ set -euo pipefail
 
 ensure_servers
 ensure_injection_server
+ensure_older_core_server
 
 status=0
 # make mutate is too slow to run on every change: check here, in seconds,
@@ -19,6 +20,8 @@ install_extension_into "$PG_TESTED"
 # the same sources built against the stock server's headers: the module
 # must build and start there (t/004)
 install_extension_into "$PG_STOCK"
+# and that one module file starts on an older core version's server (t/015)
+copy_extension_into "$PG_STOCK" "$PG_OLDER_CORE"
 install_test_modules_into "$PG_TESTED"
 ensure_run_user
 
@@ -35,8 +38,10 @@ fi
 
 # walscale's own suites run on the flavor with assertions and injection
 # points; PostgreSQL's suites above ran on the plain patched build
-echo "walscale: testing against $PG_TESTED (stock baseline $PG_STOCK)"
+echo "walscale: testing against $PG_TESTED (stock baseline $PG_STOCK, core version $PG_OLDER_CORE_VERSION $PG_OLDER_CORE)"
 as_run_user env PG_STOCK="$PG_STOCK" PG_PATCHED="$PG_TESTED" WALSCALE_INJECTION_POINTS=required \
+	PG_OLDER_CORE="$PG_OLDER_CORE" PG_OLDER_CORE_VERSION="$PG_OLDER_CORE_VERSION" WALSCALE_OLDER_CORE=required \
+	WALSCALE_CORE_VERSION="$(core_version_of_patches)" \
 	make --no-print-directory -C "$run" installcheck PG_CONFIG="$PG_TESTED/bin/pg_config" \
 	PROVE_FLAGS="--timer ${PROVE_FLAGS:-}" || status=1
 if [ $status != 0 ]; then

@@ -8,10 +8,15 @@
 # (a) a stock standby of a patched primary, and (b) a patched standby of a
 #     stock primary: each streams, each is promoted and takes writes;
 # (c) one data directory run by the stock server, then the patched one,
-#     then the stock one again.
+#     then the patched server of the core version before (its packages put
+#     back with the new walscale module), the patched one again, and the
+#     stock one again.
 #
 # Throughout, every committed row is there, the patched server applies
-# walscale's settings, and the stock one starts in observe mode.
+# walscale's settings, and the stock and the older core's servers start in
+# observe mode, the older saying which version it has and which is needed.
+# The same module file, built against the stock server's headers, runs on
+# the stock and the older core's servers.
 
 use strict;
 use warnings FATAL => 'all';
@@ -29,14 +34,34 @@ ok(defined $ENV{PG_STOCK} && -x "$ENV{PG_STOCK}/bin/postgres",
 	'PG_STOCK names a PostgreSQL installation')
   or BAIL_OUT('set PG_STOCK to the stock PostgreSQL installation');
 
+my $core_version = $ENV{WALSCALE_CORE_VERSION};
+ok(defined $core_version && $core_version =~ /^\d+$/,
+	'WALSCALE_CORE_VERSION gives the core version of the patches')
+  or BAIL_OUT('set WALSCALE_CORE_VERSION to the core version of the patches');
+
+# the older core's server: make test builds it; elsewhere it may be absent
+my $older_version = $ENV{PG_OLDER_CORE_VERSION};
+my $have_older = defined $ENV{PG_OLDER_CORE} && -x "$ENV{PG_OLDER_CORE}/bin/postgres";
+BAIL_OUT('make test needs PG_OLDER_CORE, the patched server of the previous core version')
+  if !$have_older && ($ENV{WALSCALE_OLDER_CORE} // '') eq 'required';
+if ($have_older)
+{
+	ok(defined $older_version && $older_version =~ /^\d+$/ && $older_version != $core_version,
+		"the older core's server has core version $older_version, not $core_version");
+}
+
 my $observe_mode =
   qr/WARNING:  walscale is in observe mode: its settings are not in effect/;
+
+my %install_path = (
+	stock => $ENV{PG_STOCK},
+	older => $ENV{PG_OLDER_CORE});
 
 sub new_node
 {
 	my ($name, $kind) = @_;
 	return PostgreSQL::Test::Cluster->new($name,
-		$kind eq 'stock' ? (install_path => $ENV{PG_STOCK}) : ());
+		$install_path{$kind} ? (install_path => $install_path{$kind}) : ());
 }
 
 sub preload
@@ -52,11 +77,15 @@ log_statement = none
 }
 
 # What walscale says the server runs with: the patched one the 32 locks
-# configured, the stock one PostgreSQL's 8 and no core.
+# configured, the stock one PostgreSQL's 8 and no core, the older core's
+# PostgreSQL's 8 and its version.
 sub expected_settings
 {
 	my ($kind) = @_;
-	return $kind eq 'stock' ? 'none 8 not in effect' : '3 32 fixed';
+	return
+	    $kind eq 'stock' ? 'none 8 not in effect'
+	  : $kind eq 'older' ? "$older_version 8 not in effect"
+	  :                    "$core_version 32 fixed";
 }
 
 sub walscale_settings
@@ -64,7 +93,7 @@ sub walscale_settings
 	my ($node) = @_;
 	# the worker applies the number shortly after the start
 	$node->poll_query_until('postgres',
-		q{SELECT insert_locks = 32 OR core_version IS NULL FROM walscale_settings})
+		q{SELECT insert_locks = 32 OR insert_locks_mode = 'not in effect' FROM walscale_settings})
 	  or diag('the 32 locks configured are not in effect');
 	return $node->safe_psql(
 		'postgres', q{
@@ -150,14 +179,18 @@ foreach my $pair ([ 'patched', 'stock' ], [ 'stock', 'patched' ])
 	$standby->stop;
 }
 
-# (c) stock, then patched, then stock again, on one data directory
-my %node = (
-	stock => new_node('move_stock', 'stock'),
-	patched => new_node('move_patched', 'patched'));
+# (c) stock, patched, older core, patched, stock, on one data directory
+my @moves = $have_older ? ('patched', 'older', 'patched', 'stock') : ('patched', 'stock');
+note('the older core\'s server is not there: (c) skips it') unless $have_older;
+my %node;
+$node{$_} //= new_node("move_$_", $_) for ('stock', @moves);
 $node{stock}->init;
 preload($node{stock});
-$node{patched}->init;
-rmtree($node{patched}->data_dir);
+foreach my $kind (grep { $_ ne 'stock' } keys %node)
+{
+	$node{$kind}->init;
+	rmtree($node{$kind}->data_dir);
+}
 
 # Hand the data directory to $to's binaries, on $to's port.
 sub move_data_dir
@@ -174,7 +207,7 @@ my $kind = 'stock';
 $node{stock}->start;
 $node{stock}->safe_psql('postgres',
 	'CREATE EXTENSION walscale; CREATE TABLE committed (id int, server text)');
-foreach my $next ('patched', 'stock')
+foreach my $next (@moves)
 {
 	add_rows($node{$kind}, $rows + 1, $rows + 1000, $kind);
 	$rows += 1000;
@@ -184,6 +217,24 @@ foreach my $next ('patched', 'stock')
 	my $label = "(c) moved to the $kind server";
 	my $offset = -s $node{$kind}->logfile // 0;
 	ok($node{$kind}->start(fail_ok => 1), "$label: it starts");
+	my $log = slurp_file($node{$kind}->logfile, $offset);
+	if ($kind eq 'patched')
+	{
+		unlike($log, qr/observe mode/, "$label: walscale applies its settings");
+	}
+	else
+	{
+		my @warnings = $log =~ /$observe_mode/g;
+		is(scalar(@warnings), 1, "$label: one WARNING says walscale is in observe mode");
+	}
+	if ($kind eq 'older')
+	{
+		like($log,
+			qr/DETAIL:  This server has version $older_version of walscale's core patch, and this walscale module needs version $core_version\./,
+			"$label: the DETAIL names the server's core version and the one needed");
+		like($log, qr/HINT:  Install the PostgreSQL server built with walscale's core patch version $core_version,/,
+			"$label: the HINT says which core version to install");
+	}
 	is(rows_of($node{$kind}), sum_to($rows),
 		"$label: every row committed before is there");
 	is( walscale_settings($node{$kind}),
