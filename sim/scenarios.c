@@ -47,13 +47,14 @@
 #define SETTLE_S		0.01
 
 /*
- * A steady scenario's fixed counts are measured on this many windows, and
- * at least this much model time.  Every run, auto mode's too, starts after
- * WARM_S of model time at its first load: the clients connected, the WAL
- * buffers of (d) full, the start's synchronised transactions spread out.
+ * Every run, auto mode's and each fixed count's, starts after WARM_S of
+ * model time at its first load: the clients connected, the WAL buffers of
+ * (d) full, the start's synchronised transactions spread out.  Each fixed
+ * count then runs the whole scenario, as auto mode does: the model takes
+ * about a second of model time, hundreds of compressed windows, to settle
+ * after a start (sim/README.md), so a fixed count measured over its first
+ * windows only would be measured in its transient.
  */
-#define FIXED_STEADY_WINDOWS	24
-#define FIXED_STEADY_MIN_S		0.1
 #define WARM_S					0.5
 
 typedef struct Scenario
@@ -190,10 +191,13 @@ typedef struct RunResult
 /*
  * Run sc at cpus, with auto mode (fixed_locks 0) or a fixed count, for
  * nwindows windows after warm_s of model time at the first window's load.
+ * A fixed count may run its first pre_windows windows, after the warm-up at
+ * the fixed count, at pre_locks instead (0: none), to see how long the count
+ * before weighs on it.
  */
 static void
 run_one(const Scenario *sc, int cpus, int fixed_locks, int nwindows,
-		double warm_s, RunResult *res)
+		double warm_s, int pre_locks, int pre_windows, RunResult *res)
 {
 	SimParams	p;
 	Sim		   *sim;
@@ -234,6 +238,15 @@ run_one(const Scenario *sc, int cpus, int fixed_locks, int nwindows,
 		AutoWindowFigures fig = {0};
 		AutoVerdict verdict;
 
+		if (fixed_locks > 0 && pre_windows > 0 &&
+			(w == 0 || w == pre_windows))
+		{
+			/* each change settled outside any window, as auto mode's are */
+			locks = w == 0 ? pre_locks : fixed_locks;
+			sim_set_locks(sim, locks);
+			sim_run(sim, SETTLE_S * 1e9);
+			sim_take_figures(sim, &f);
+		}
 		sim_set_clients(sim, sc->clients(w * WINDOW_S));
 		sim_run(sim, s * 1e9);
 		sim_take_figures(sim, &f);
@@ -373,16 +386,10 @@ run_scenarios(FILE *out, const char *dir, const int *cpus, int ncpus,
 			char		settled[32] = "never changed";
 			bool		miss = false;
 
-			run_one(sc, n, 0, nwin, WARM_S, &autorun);
+			run_one(sc, n, 0, nwin, WARM_S, 0, 0, &autorun);
 			for (int l = walscale_rules_min_locks(DBA_MIN_LOCKS, max); l <= max; l *= 2)
 			{
-				if (sc->steady)
-					run_one(sc, n, l,
-							Max(FIXED_STEADY_WINDOWS,
-								(int) ceil(FIXED_STEADY_MIN_S / window_model_s(n))),
-							WARM_S, &fixed);
-				else
-					run_one(sc, n, l, nwin, WARM_S, &fixed);
+				run_one(sc, n, l, nwin, WARM_S, 0, 0, &fixed);
 				sweep[nsweep] = fixed.tps;
 				sweep_locks[nsweep++] = l;
 				if (fixed.tps > best)
@@ -434,4 +441,52 @@ run_scenarios(FILE *out, const char *dir, const int *cpus, int ncpus,
 		}
 	}
 	return misses;
+}
+
+/*
+ * How long the model takes to settle after a change: scenario name at cpus
+ * with a fixed count, from the start, and after pre_windows windows at
+ * pre_locks; the mean tps of each block of BLOCK windows.  Returns 2 for an
+ * unknown scenario.
+ */
+#define HISTORY_BLOCK	30
+
+int
+run_history(FILE *out, const char *name, int cpus, int pre_locks,
+			int pre_windows, int locks)
+{
+	static RunResult direct;
+	static RunResult after;
+	const Scenario *sc = NULL;
+	int			nwin;
+
+	for (int i = 0; i < (int) lengthof(scenarios); i++)
+		if (strcmp(scenarios[i].name, name) == 0)
+			sc = &scenarios[i];
+	if (sc == NULL)
+		return 2;
+	nwin = (int) (sc->duration_s / WINDOW_S);
+	run_one(sc, cpus, locks, nwin, WARM_S, 0, 0, &direct);
+	run_one(sc, cpus, locks, nwin, WARM_S, pre_locks, pre_windows, &after);
+	fprintf(out, "simulated: %s, %d CPUs, %d locks: mean tps per %d windows (%.0f s)\n",
+			sc->title, cpus, locks, HISTORY_BLOCK, HISTORY_BLOCK * WINDOW_S);
+	fprintf(out, "| windows | from the start | after %d windows at %d locks |\n",
+			pre_windows, pre_locks);
+	fprintf(out, "|---|---:|---:|\n");
+	for (int b = 0; b * HISTORY_BLOCK < nwin; b++)
+	{
+		double		sd = 0;
+		double		sa = 0;
+		int			n = 0;
+
+		for (int w = b * HISTORY_BLOCK; w < Min(nwin, (b + 1) * HISTORY_BLOCK); w++, n++)
+		{
+			sd += direct.row[w].tps;
+			sa += after.row[w].tps;
+		}
+		fprintf(out, "| %d-%d | %.1f | %.1f |\n", b * HISTORY_BLOCK,
+				b * HISTORY_BLOCK + n - 1, sd / n, sa / n);
+	}
+	fprintf(out, "| all | %.1f | %.1f |\n", direct.tps, after.tps);
+	return 0;
 }

@@ -18,6 +18,8 @@
  * to out, and write the per-window series as CSV under dir.  Returns the
  * number of goals missed.
  */
+extern int	run_history(FILE *out, const char *name, int cpus, int pre_locks,
+						int pre_windows, int locks);
 extern int	run_scenarios(FILE *out, const char *dir, const int *cpus,
 						  int ncpus, const char *only);
 

@@ -68,7 +68,11 @@ main(int argc, char **argv)
 		fclose(out);
 		return misses > 0 ? 1 : 0;
 	}
-	fprintf(stderr, "usage: %s fit | validate OUT.md | scenarios OUT.md DIR CPUS [NAME]\n",
+	if (argc == 7 && strcmp(argv[1], "history") == 0)
+		return run_history(stdout, argv[2], atoi(argv[3]), atoi(argv[4]),
+						   atoi(argv[5]), atoi(argv[6]));
+	fprintf(stderr, "usage: %s fit | validate OUT.md | scenarios OUT.md DIR CPUS [NAME]\n"
+			"       | history NAME CPUS PRE_LOCKS PRE_WINDOWS LOCKS\n",
 			argv[0]);
 	return 2;
 }
