@@ -60,9 +60,14 @@ core_version_of_patches() {
 		sed -n 's/^+#define[[:space:]]*WALSCALE_CORE_VERSION[[:space:]]*\([0-9][0-9]*\).*/\1/p' | tail -n 1
 }
 
-# Build walscale against the patched server and install it there.
+# Build walscale against the stock server's headers, install it there, and
+# install the same module file into the patched server, as the
+# postgresql-18-walscale package ships one file for both (walscale_core.h
+# carries the declarations of the core patch): make demo, make bench and
+# PostgreSQL's suites under make test run it on the patched server.
 install_extension() {
-	make -s -C "$repo" install PG_CONFIG="$PG_PATCHED/bin/pg_config" >/dev/null
+	install_extension_into "$PG_STOCK"
+	copy_extension_into "$PG_STOCK" "$PG_PATCHED"
 }
 
 # PostgreSQL refuses to run as root: as root, run clusters as $run_user.

@@ -15,13 +15,13 @@ status=0
 # so that the last lines stay walscale's summary.
 "$repo/scripts/check-mutations.sh" "$PG_TESTED/build" || status=1
 
+# one module file, built against the stock server's headers, for the stock
+# server (t/004), the patched one (PostgreSQL's suites below) and the
+# previous core version's (t/015); walscale's own suites run on the test
+# flavor, built against its headers for its injection points
 install_extension
-install_extension_into "$PG_TESTED"
-# the same sources built against the stock server's headers: the module
-# must build and start there (t/004)
-install_extension_into "$PG_STOCK"
-# and that one module file starts on an older core version's server (t/015)
 copy_extension_into "$PG_STOCK" "$PG_OLDER_CORE"
+install_extension_into "$PG_TESTED"
 install_test_modules_into "$PG_TESTED"
 ensure_run_user
 
