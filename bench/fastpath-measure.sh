@@ -25,6 +25,7 @@
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
 . "$(dirname "$0")/cluster.sh"
+. "$(dirname "$0")/instructions.sh"
 
 tables=${BENCH_FASTPATH_TABLES:-40}
 n=${BENCH_FASTPATH_N:-100}
@@ -65,11 +66,10 @@ chmod a+r "$dir/script.sql"
 groups=1
 while [ $((groups * 16)) -lt $((2 * tables)) ]; do groups=$((groups * 2)); done
 
-total() { sed -n 's/^totals: *//p' "$1"; }
-inclusive() {
-	callgrind_annotate --tree=none --inclusive=yes --threshold=100 "$2" 2>/dev/null |
-		awk -v fn="$1" '$0 !~ /=>/ && index($0, ":" fn " [") { gsub(",", "", $1); s += $1 } END { print s + 0 }'
-}
+# a profile's total, and the callback's inclusive count (bench/instructions.sh)
+CG_FUNCS=walscale_xact_callback
+total() { cg_total "$1"; }
+inclusive() { cg_functions "$2" | awk -v fn="$1" '$1 == fn { print $2 }'; }
 per_xact() { awk -v a="$1" -v b="$2" -v n="$n" 'BEGIN { printf "%.0f", (b - a) / n }'; }
 
 rows=()
