@@ -156,12 +156,22 @@ static const Scenario scenarios[] = {
 
 /*
  * Model time per window: about the same number of events whatever the CPU
- * count, and never below 2 ms.
+ * count, and never below 2 ms; window_stretch times that (1 unless
+ * scenarios_set_window_stretch() says otherwise), to see what the
+ * compression does.
  */
+static double window_stretch = 1.0;
+
+void
+scenarios_set_window_stretch(double stretch)
+{
+	window_stretch = stretch;
+}
+
 static double
 window_model_s(int cpus)
 {
-	return Max(0.32 / cpus, 0.002);
+	return Max(0.32 / cpus, 0.002) * window_stretch;
 }
 
 /* ---- one run ---- */
@@ -488,5 +498,60 @@ run_history(FILE *out, const char *name, int cpus, int pre_locks,
 				b * HISTORY_BLOCK + n - 1, sd / n, sa / n);
 	}
 	fprintf(out, "| all | %.1f | %.1f |\n", direct.tps, after.tps);
+	return 0;
+}
+
+/*
+ * How noisy one compressed window is: scenario name at cpus with a fixed
+ * count, nwindows windows after the warm-up, and the ratio of each window's
+ * tps to the one before it.  That ratio is what a one-window trial of a
+ * grow compares, so its spread at a fixed count is the noise a trial's
+ * margin must clear.  Prints the window's model time, the mean and
+ * standard deviation of the tps, the standard deviation of the log of the
+ * ratio, and the share of pairs whose ratio is at or above 1 + margin (a
+ * grow that did nothing would look like a gain).  Returns 2 for an unknown
+ * scenario.
+ */
+int
+run_spread(FILE *out, const char *name, int cpus, int locks, int nwindows,
+		   double margin)
+{
+	static RunResult run;
+	const Scenario *sc = NULL;
+	double		sum = 0;
+	double		sum2 = 0;
+	double		lsum = 0;
+	double		lsum2 = 0;
+	int			above = 0;
+	int			n;
+	double		mean;
+
+	for (int i = 0; i < (int) lengthof(scenarios); i++)
+		if (strcmp(scenarios[i].name, name) == 0)
+			sc = &scenarios[i];
+	if (sc == NULL || nwindows < 3)
+		return 2;
+	run_one(sc, cpus, locks, nwindows, WARM_S, 0, 0, &run);
+	n = run.windows;
+	for (int w = 0; w < n; w++)
+	{
+		sum += run.row[w].tps;
+		sum2 += run.row[w].tps * run.row[w].tps;
+		if (w > 0)
+		{
+			double		l = log(run.row[w].tps / run.row[w - 1].tps);
+
+			lsum += l;
+			lsum2 += l * l;
+			if (run.row[w].tps >= run.row[w - 1].tps * (1.0 + margin))
+				above++;
+		}
+	}
+	mean = sum / n;
+	fprintf(out, "| %s | %d | %d | %.2f ms | %d | %.1f | %.2f%% | %.2f%% | %.0f%% |\n",
+			sc->name, cpus, locks, window_model_s(cpus) * 1e3, n, mean,
+			100.0 * sqrt(Max(sum2 / n - mean * mean, 0)) / mean,
+			100.0 * sqrt(Max(lsum2 / (n - 1) - (lsum / (n - 1)) * (lsum / (n - 1)), 0)),
+			100.0 * above / (n - 1));
 	return 0;
 }

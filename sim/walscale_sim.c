@@ -7,6 +7,10 @@
  *		walscale_sim fit
  *		walscale_sim validate OUT.md
  *		walscale_sim scenarios OUT.md DIR CPUS[,CPUS...] [NAME]
+ *		walscale_sim history NAME CPUS PRE_LOCKS PRE_WINDOWS LOCKS
+ *		walscale_sim spread NAME CPUS LOCKS WINDOWS MARGIN
+ *
+ * SIM_WINDOW_STRETCH=K runs each window for K times its model time.
  *
  * Everything it prints is simulated.
  *
@@ -38,6 +42,11 @@ open_out(const char *path)
 int
 main(int argc, char **argv)
 {
+	/* SIM_WINDOW_STRETCH: each window K times the model time (default 1) */
+	const char *stretch = getenv("SIM_WINDOW_STRETCH");
+
+	if (stretch != NULL && atof(stretch) > 0)
+		scenarios_set_window_stretch(atof(stretch));
 	if (argc >= 2 && strcmp(argv[1], "fit") == 0)
 	{
 		calibrate_fit(stdout);
@@ -71,8 +80,12 @@ main(int argc, char **argv)
 	if (argc == 7 && strcmp(argv[1], "history") == 0)
 		return run_history(stdout, argv[2], atoi(argv[3]), atoi(argv[4]),
 						   atoi(argv[5]), atoi(argv[6]));
+	if (argc == 7 && strcmp(argv[1], "spread") == 0)
+		return run_spread(stdout, argv[2], atoi(argv[3]), atoi(argv[4]),
+						  atoi(argv[5]), atof(argv[6]));
 	fprintf(stderr, "usage: %s fit | validate OUT.md | scenarios OUT.md DIR CPUS [NAME]\n"
-			"       | history NAME CPUS PRE_LOCKS PRE_WINDOWS LOCKS\n",
+			"       | history NAME CPUS PRE_LOCKS PRE_WINDOWS LOCKS\n"
+			"       | spread NAME CPUS LOCKS WINDOWS MARGIN\n",
 			argv[0]);
 	return 2;
 }
