@@ -453,6 +453,16 @@ run_scenarios(FILE *out, const char *dir, const int *cpus, int ncpus,
 	return misses;
 }
 
+/* the scenario of that name, or NULL */
+static const Scenario *
+find_scenario(const char *name)
+{
+	for (int i = 0; i < (int) lengthof(scenarios); i++)
+		if (strcmp(scenarios[i].name, name) == 0)
+			return &scenarios[i];
+	return NULL;
+}
+
 /*
  * How long the model takes to settle after a change: scenario name at cpus
  * with a fixed count, from the start, and after pre_windows windows at
@@ -467,12 +477,9 @@ run_history(FILE *out, const char *name, int cpus, int pre_locks,
 {
 	static RunResult direct;
 	static RunResult after;
-	const Scenario *sc = NULL;
+	const Scenario *sc = find_scenario(name);
 	int			nwin;
 
-	for (int i = 0; i < (int) lengthof(scenarios); i++)
-		if (strcmp(scenarios[i].name, name) == 0)
-			sc = &scenarios[i];
 	if (sc == NULL)
 		return 2;
 	nwin = (int) (sc->duration_s / WINDOW_S);
@@ -517,7 +524,7 @@ run_spread(FILE *out, const char *name, int cpus, int locks, int nwindows,
 		   double margin)
 {
 	static RunResult run;
-	const Scenario *sc = NULL;
+	const Scenario *sc = find_scenario(name);
 	double		sum = 0;
 	double		sum2 = 0;
 	double		lsum = 0;
@@ -526,9 +533,6 @@ run_spread(FILE *out, const char *name, int cpus, int locks, int nwindows,
 	int			n;
 	double		mean;
 
-	for (int i = 0; i < (int) lengthof(scenarios); i++)
-		if (strcmp(scenarios[i].name, name) == 0)
-			sc = &scenarios[i];
 	if (sc == NULL || nwindows < 3)
 		return 2;
 	run_one(sc, cpus, locks, nwindows, WARM_S, 0, 0, &run);
