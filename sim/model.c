@@ -792,7 +792,15 @@ on_cpu_event(Sim *sim, int c)
 	Backend    *b = &sim->backends[cpu->backend];
 
 	b->remaining -= sim->now - cpu->burst_start;
-	if (b->remaining <= 1e-6)
+
+	/*
+	 * Done when what is left is under a femtosecond, or too little to move
+	 * the clock: past 2^33 ns of model time (8.6 s) a double's step exceeds
+	 * 1e-6 ns, a burst of less than half a step would end at now itself,
+	 * and the backend would loop on it with the clock stopped.  Runs with
+	 * SIM_WINDOW_STRETCH go that far.
+	 */
+	if (b->remaining <= 1e-6 || sim->now + b->remaining == sim->now)
 	{
 		b->remaining = 0;
 		run_backend(sim, c);
