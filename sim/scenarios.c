@@ -552,6 +552,10 @@ run_spread(FILE *out, const char *name, int cpus, int locks, int nwindows,
 		}
 	}
 	mean = sum / n;
+	/* SIM_SPREAD_WINDOWS: each window's tps first, to see what the spread is */
+	if (getenv("SIM_SPREAD_WINDOWS") != NULL)
+		for (int w = 0; w < n; w++)
+			fprintf(out, "window %d: %.2f tps\n", w, run.row[w].tps);
 	fprintf(out, "| %s | %d | %d | %.2f ms | %d | %.1f | %.2f%% | %.2f%% | %.0f%% |\n",
 			sc->name, cpus, locks, window_model_s(cpus) * 1e3, n, mean,
 			100.0 * sqrt(Max(sum2 / n - mean * mean, 0)) / mean,

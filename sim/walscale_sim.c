@@ -10,7 +10,8 @@
  *		walscale_sim history NAME CPUS PRE_LOCKS PRE_WINDOWS LOCKS
  *		walscale_sim spread NAME CPUS LOCKS WINDOWS MARGIN
  *
- * SIM_WINDOW_STRETCH=K runs each window for K times its model time.
+ * SIM_WINDOW_STRETCH=K runs each window for K times its model time;
+ * SIM_SPREAD_WINDOWS=1 makes spread print each window's tps.
  *
  * Everything it prints is simulated.
  *
