@@ -516,12 +516,12 @@ run_history(FILE *out, const char *name, int cpus, int pre_locks,
  * margin must clear.  Prints the window's model time, the mean and
  * standard deviation of the tps, the standard deviation of the log of the
  * ratio, and the share of pairs whose ratio is at or above 1 + margin (a
- * grow that did nothing would look like a gain).  Returns 2 for an unknown
- * scenario.
+ * grow that did nothing would look like a gain); with print_windows, each
+ * window's tps before them.  Returns 2 for an unknown scenario.
  */
 int
 run_spread(FILE *out, const char *name, int cpus, int locks, int nwindows,
-		   double margin)
+		   double margin, bool print_windows)
 {
 	static RunResult run;
 	const Scenario *sc = find_scenario(name);
@@ -539,6 +539,8 @@ run_spread(FILE *out, const char *name, int cpus, int locks, int nwindows,
 	n = run.windows;
 	for (int w = 0; w < n; w++)
 	{
+		if (print_windows)
+			fprintf(out, "window %d: %.2f tps\n", w, run.row[w].tps);
 		sum += run.row[w].tps;
 		sum2 += run.row[w].tps * run.row[w].tps;
 		if (w > 0)
@@ -552,10 +554,6 @@ run_spread(FILE *out, const char *name, int cpus, int locks, int nwindows,
 		}
 	}
 	mean = sum / n;
-	/* SIM_SPREAD_WINDOWS: each window's tps first, to see what the spread is */
-	if (getenv("SIM_SPREAD_WINDOWS") != NULL)
-		for (int w = 0; w < n; w++)
-			fprintf(out, "window %d: %.2f tps\n", w, run.row[w].tps);
 	fprintf(out, "| %s | %d | %d | %.2f ms | %d | %.1f | %.2f%% | %.2f%% | %.0f%% |\n",
 			sc->name, cpus, locks, window_model_s(cpus) * 1e3, n, mean,
 			100.0 * sqrt(Max(sum2 / n - mean * mean, 0)) / mean,

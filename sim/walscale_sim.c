@@ -83,7 +83,8 @@ main(int argc, char **argv)
 						   atoi(argv[5]), atoi(argv[6]));
 	if (argc == 7 && strcmp(argv[1], "spread") == 0)
 		return run_spread(stdout, argv[2], atoi(argv[3]), atoi(argv[4]),
-						  atoi(argv[5]), atof(argv[6]));
+						  atoi(argv[5]), atof(argv[6]),
+						  getenv("SIM_SPREAD_WINDOWS") != NULL);
 	fprintf(stderr, "usage: %s fit | validate OUT.md | scenarios OUT.md DIR CPUS [NAME]\n"
 			"       | history NAME CPUS PRE_LOCKS PRE_WINDOWS LOCKS\n"
 			"       | spread NAME CPUS LOCKS WINDOWS MARGIN\n",
