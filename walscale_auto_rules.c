@@ -16,12 +16,18 @@
  *	 faster, by AUTO_KEEP_MIN_GAIN (or half the share before the grow, if
  *	 less).  The rate, not the share, is what decides: with far more
  *	 backends than locks the share is about 1 - locks / backends, and a
- *	 doubling that lifts throughput by a sixth moves it by two points.  Otherwise the grow
- *	 is undone, and the number it came from is a ceiling for a while: more
- *	 locks do not cure a wait behind a WAL write that a lock holder makes,
- *	 nor the next serial point (the reservation spinlock), and each lock
- *	 costs every flush and every all-lock acquisition.  A window whose load
- *	 changed by more than AUTO_TRIAL_MAX_LOAD_CHANGE keeps the grow untested;
+ *	 doubling that lifts throughput by a sixth moves it by two points.  A
+ *	 grow that gained less than that, but AUTO_LOOK_AHEAD_PART of it, in a
+ *	 window still contended, doubles once more on the same trial, judged
+ *	 against the same window before the first doubling: while backends
+ *	 share locks, the gain of a doubling grows with the number, so the
+ *	 first may gain less than the margin though the next gains more.
+ *	 Otherwise the grow (both doublings, after one more) is undone, and
+ *	 the number it came from is a ceiling for a while: more locks do not
+ *	 cure a wait behind a WAL write that a lock holder makes, nor the next
+ *	 serial point (the reservation spinlock), and each lock costs every
+ *	 flush and every all-lock acquisition.  A window whose load changed by
+ *	 more than AUTO_TRIAL_MAX_LOAD_CHANGE keeps the grow untested;
  * - grow (double, up to the maximum and the ceiling) when the share is at or
  *	 above AUTO_GROW_BLOCKED_SHARE, over AUTO_MIN_WAITS sleeps or more, in
  *	 AUTO_HOT_WINDOWS windows in a row, or in one window right after a grow
@@ -190,6 +196,7 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 	double		rate;
 	double		wait_ns;
 	int			locks_used = 0;
+	int			limit;
 	int			target = current;
 	const char *reason = NULL;
 
@@ -239,29 +246,51 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 		verdict->target = current < min ? min : max;
 		verdict->reason = current < min ? AUTO_REASON_FLOOR : AUTO_REASON_MAX;
 		state->trial_from = 0;
+		state->trial_looked_ahead = false;
 		state->hot_windows = 0;
 		state->quiet_windows = 0;
 		return;
 	}
 
+	/* no grow beyond the maximum, nor the ceiling while it holds */
+	limit = state->ceiling > 0 ? Min(max, state->ceiling) : max;
+
 	/* judge the grow on trial; an idle window cannot, and keeps it */
 	if (state->trial_from > 0)
 	{
 		int			from = state->trial_from;
+		bool		looked_ahead = state->trial_looked_ahead;
 
 		state->trial_from = 0;
+		state->trial_looked_ahead = false;
 		if (enough && current > from &&
 			fabs(load - state->trial_backends) <=
 			AUTO_TRIAL_MAX_LOAD_CHANGE * state->trial_backends)
 		{
 			double		gain = Min(AUTO_KEEP_MIN_GAIN,
 								   AUTO_KEEP_GAIN_OF_SHARE * state->trial_share);
+			bool		no_more_sleep = wait_ns <= state->trial_wait_ns;
 
-			if (wait_ns <= state->trial_wait_ns &&
-				rate >= state->trial_rate * (1.0 + gain))
+			if (no_more_sleep && rate >= state->trial_rate * (1.0 + gain))
 			{
 				kept_grow = true;
 				state->ceiling_hold_s = AUTO_CEILING_HOLD_S;
+			}
+			else if (no_more_sleep &&
+					 rate >= state->trial_rate * (1.0 + gain * AUTO_LOOK_AHEAD_PART) &&
+					 hot && !looked_ahead && current < limit)
+			{
+				/*
+				 * A gain under the margin, but a part of it, still contended:
+				 * the gain of a doubling grows with the number while backends
+				 * still share locks, so try one more, judged against the same
+				 * baseline.
+				 */
+				target = Min(current * 2, limit);
+				reason = AUTO_REASON_LOOK_AHEAD;
+				state->trial_from = from;
+				state->trial_looked_ahead = true;
+				state->hot_windows = 0;
 			}
 			else
 			{
@@ -279,12 +308,10 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 
 	if (reason != NULL)
 	{
-		/* undone: the next window starts afresh */
+		/* undone, or one more doubling on trial: no streak carries over */
 	}
 	else if (hot)
 	{
-		int			limit = state->ceiling > 0 ? Min(max, state->ceiling) : max;
-
 		state->quiet_windows = 0;
 		/* one hot window may be a burst, unless a kept grow preceded it */
 		state->hot_windows = kept_grow ? AUTO_HOT_WINDOWS :

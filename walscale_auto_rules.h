@@ -44,13 +44,17 @@
  * becomes a ceiling for AUTO_CEILING_HOLD_S, doubled at each failure in a
  * row up to AUTO_CEILING_HOLD_MAX_S.  A window whose active backends differ
  * from the grow's by more than AUTO_TRIAL_MAX_LOAD_CHANGE cannot judge it:
- * the load changed, not only the locks.
+ * the load changed, not only the locks.  A grow whose rate rose by less, but
+ * by AUTO_LOOK_AHEAD_PART of that gain, in a window still contended, doubles
+ * once more (AUTO_REASON_LOOK_AHEAD), and the two are kept or undone
+ * together, against the first one's baseline.
  */
 #define AUTO_KEEP_MIN_GAIN			0.03
 #define AUTO_KEEP_GAIN_OF_SHARE		0.5
 #define AUTO_TRIAL_MAX_LOAD_CHANGE	0.1
 #define AUTO_CEILING_HOLD_S			600.0
 #define AUTO_CEILING_HOLD_MAX_S		86400.0
+#define AUTO_LOOK_AHEAD_PART		0.5
 
 /*
  * Quiet windows in a row before a shrink, and their most after backoffs; a
@@ -97,6 +101,7 @@ typedef struct AutoRulesState
 	double		trial_rate;
 	double		trial_backends; /* active, or cpus when unknown */
 	double		trial_wait_ns;	/* sleep per acquisition */
+	bool		trial_looked_ahead; /* on trial: a second doubling */
 	/* the ceiling a failed grow left (0: none), and for how long */
 	int			ceiling;
 	double		ceiling_left_s;
@@ -118,6 +123,7 @@ typedef struct AutoVerdict
 /* reasons, for tests and walscale_auto_decisions */
 #define AUTO_REASON_GROW		"contention"
 #define AUTO_REASON_UNDO		"grow did not help"
+#define AUTO_REASON_LOOK_AHEAD	"look-ahead: grow helped under the margin"
 #define AUTO_REASON_SHRINK		"locks unused"
 #define AUTO_REASON_FLOOR		"below the floor"
 #define AUTO_REASON_MAX			"above the maximum"

@@ -338,6 +338,9 @@ write_csv(const char *dir, const Scenario *sc, int cpus, const RunResult *res,
  * at the end of its trial (it held, or grew on).  Growth past the point
  * where growing stopped helping.  A grow kept and then grown on again
  * within a window counts too: a kept grow is what the trial let through.
+ * A look-ahead is the same trial still running: the grow before it, and
+ * the look-ahead itself, are kept only if the change after it is not the
+ * undo.
  */
 static int
 kept_grows_beyond(const RunResult *res, int knee)
@@ -352,7 +355,9 @@ kept_grows_beyond(const RunResult *res, int knee)
 			res->row[w].locks <= knee)
 			continue;
 		/* the window whose decision changed the number next, if any */
-		while (v < res->windows && res->row[v].reason == NULL)
+		while (v < res->windows && (res->row[v].reason == NULL ||
+									strcmp(res->row[v].reason,
+										   AUTO_REASON_LOOK_AHEAD) == 0))
 			v++;
 		if (v == res->windows ||
 			strcmp(res->row[v].reason, AUTO_REASON_UNDO) != 0)

@@ -612,13 +612,17 @@ test_trial(void)
 	   state.trial_wait_ns == (double) blocked_ns_for(HOT_SHARE, BACKENDS, WINDOW_S) / ACQUISITIONS,
 	   "trial: the grow from 16 is on trial with its window's figures");
 
-	/* the rate gain: AUTO_KEEP_MIN_GAIN, the share unchanged */
-	w = window_at(32, HOT_SHARE);
+	/*
+	 * The rate gain: AUTO_KEEP_MIN_GAIN.  Short of it, a window still hot
+	 * looks ahead (test_look_ahead), so this one is calm.
+	 */
+	w = window_at(32, LUKEWARM_SHARE);
 	w.acquisitions = at_gain - 1;
 	is_int(decide(&state, w), 16,
-		   "trial: a rate gain one acquisition short of AUTO_KEEP_MIN_GAIN undoes the grow");
+		   "trial: a rate gain one acquisition short of AUTO_KEEP_MIN_GAIN, no longer contended, undoes the grow");
 	ok(reason_is(AUTO_REASON_UNDO), "trial: the reason is AUTO_REASON_UNDO");
 	state = grown_state();
+	w = window_at(32, HOT_SHARE);
 	w.acquisitions = at_gain + 1;
 	is_int(decide(&state, w), 64,
 		   "trial: a rate gain of AUTO_KEEP_MIN_GAIN keeps the grow (and, still hot, doubles again)");
@@ -644,10 +648,10 @@ test_trial(void)
 	gain = AUTO_KEEP_GAIN_OF_SHARE * AUTO_GROW_BLOCKED_SHARE;
 	ok(gain < AUTO_KEEP_MIN_GAIN && state.trial_from == 16,
 	   "trial: a grow at AUTO_GROW_BLOCKED_SHARE, which can free less than AUTO_KEEP_MIN_GAIN");
-	w = window_at(32, AUTO_GROW_BLOCKED_SHARE);
+	w = window_at(32, LUKEWARM_SHARE);
 	w.acquisitions = (uint64) ceil(ACQUISITIONS * (1.0 + gain)) - 1;
 	is_int(decide(&state, w), 16,
-		   "trial: one acquisition short of half that share undoes");
+		   "trial: one acquisition short of half that share, no longer contended, undoes");
 	state = fresh_state(16);
 	(void) decide(&state, window_at(16, AUTO_GROW_BLOCKED_SHARE));
 	(void) decide(&state, window_at(16, AUTO_GROW_BLOCKED_SHARE));
@@ -778,6 +782,125 @@ test_trial(void)
 	is_int(decide(&state, w), 12,
 		   "undo: a grow from 8 undone with the min at 12: 12, not 8");
 	is_int(state.ceiling, 12, "undo: the ceiling is the number undone to");
+}
+
+/*
+ * A grow whose rate rose by less than the margin, but by AUTO_LOOK_AHEAD_PART
+ * of it, in a window still hot, doubles once more, judged against the window
+ * before the first doubling; the two are kept or undone together.
+ */
+static void
+test_look_ahead(void)
+{
+	AutoRulesState state;
+	AutoWindowFigures w;
+	AutoWindowFigures small_gain;
+	double		gain = Min(AUTO_KEEP_MIN_GAIN,
+						   AUTO_KEEP_GAIN_OF_SHARE * HOT_SHARE);
+	uint64		at_gain = (uint64) ceil(ACQUISITIONS * (1.0 + gain));
+	uint64		at_part = (uint64) ceil(ACQUISITIONS *
+										(1.0 + gain * AUTO_LOOK_AHEAD_PART));
+	double		base_rate = ACQUISITIONS / WINDOW_S / BACKENDS;
+
+	/* AUTO_LOOK_AHEAD_PART of the margin, as contended as before */
+	small_gain = window_at(32, HOT_SHARE);
+	small_gain.acquisitions = at_part;
+	ok(at_part > ACQUISITIONS && at_part < at_gain,
+	   "look-ahead: AUTO_LOOK_AHEAD_PART of the margin is a gain, under the margin");
+
+	state = grown_state();
+	is_int(decide(&state, small_gain), 64,
+		   "look-ahead: AUTO_LOOK_AHEAD_PART of the margin, still hot: 32 doubles to 64");
+	ok(reason_is(AUTO_REASON_LOOK_AHEAD) && state.trial_from == 16 &&
+	   state.trial_looked_ahead && state.trial_rate == base_rate &&
+	   state.trial_backends == BACKENDS && state.ceiling == 0,
+	   "look-ahead: on the same trial, from 16, against the baseline of 16's window, no ceiling");
+
+	/* the rate must rise by that part, the sleep per acquisition must not */
+	state = grown_state();
+	w = small_gain;
+	w.acquisitions = at_part - 1;
+	is_int(decide(&state, w), 16,
+		   "look-ahead: one acquisition short of AUTO_LOOK_AHEAD_PART of the margin, still hot: undone");
+	ok(reason_is(AUTO_REASON_UNDO), "look-ahead: the reason is AUTO_REASON_UNDO");
+	state = grown_state();
+	w = small_gain;
+	w.blocked_ns = (uint64) ceil((double) blocked_ns_for(HOT_SHARE, BACKENDS, WINDOW_S) *
+								 at_part / ACQUISITIONS) + 1;
+	is_int(decide(&state, w), 16,
+		   "look-ahead: the rate up, the sleep per acquisition up by a fraction of a nanosecond: undone");
+	state = grown_state();
+	w = window_at(32, LUKEWARM_SHARE);
+	w.acquisitions = at_part;
+	is_int(decide(&state, w), 16,
+		   "look-ahead: AUTO_LOOK_AHEAD_PART of the margin, no longer contended: undone");
+
+	/* at the ceiling or the maximum there is no next doubling */
+	state = grown_state();
+	state.ceiling = 32;
+	state.ceiling_left_s = 2 * AUTO_CEILING_HOLD_S;
+	is_int(decide(&state, small_gain), 16,
+		   "look-ahead: 32 at the ceiling: undone");
+	state = fresh_state(MAX_LOCKS / 2);
+	(void) decide(&state, hot_window(MAX_LOCKS / 2));
+	(void) decide(&state, hot_window(MAX_LOCKS / 2));
+	w = small_gain;
+	w.active_locks = MAX_LOCKS;
+	is_int(decide(&state, w), MAX_LOCKS / 2,
+		   "look-ahead: %d at the maximum: undone", MAX_LOCKS);
+
+	/* the look-ahead is judged against 16's window, with the same margin */
+	state = grown_state();
+	(void) decide(&state, small_gain);
+	w = window_at(64, HOT_SHARE);
+	w.acquisitions = at_gain - 1;
+	is_int(decide(&state, w), 16,
+		   "look-ahead: 64 one acquisition short of the margin over 16: both doublings undone, to 16");
+	ok(reason_is(AUTO_REASON_UNDO) && state.ceiling == 16 &&
+	   state.ceiling_left_s == AUTO_CEILING_HOLD_S &&
+	   state.trial_from == 0 && !state.trial_looked_ahead,
+	   "look-ahead: 16 is the ceiling, and no second look-ahead");
+	state = grown_state();
+	(void) decide(&state, small_gain);
+	w = window_at(64, LUKEWARM_SHARE);
+	w.acquisitions = at_gain;
+	is_int(decide(&state, w), 64,
+		   "look-ahead: 64 at the margin over 16: kept");
+	ok(reason_is(NULL) && state.trial_from == 0 && state.ceiling == 0 &&
+	   state.ceiling_hold_s == AUTO_CEILING_HOLD_S,
+	   "look-ahead: kept, no ceiling, the hold back at AUTO_CEILING_HOLD_S");
+
+	/* kept and still hot: a new grow, on its own trial, may look ahead */
+	state = grown_state();
+	(void) decide(&state, small_gain);
+	w = window_at(64, HOT_SHARE);
+	w.acquisitions = at_gain;
+	is_int(decide(&state, w), 128,
+		   "look-ahead: kept at 64, still hot: doubles again");
+	ok(reason_is(AUTO_REASON_GROW) && state.trial_from == 64 &&
+	   !state.trial_looked_ahead && state.trial_rate == at_gain / WINDOW_S / BACKENDS,
+	   "look-ahead: that grow is a new trial, from 64 with 64's window, not a look-ahead");
+
+	/* a load change judges neither doubling */
+	state = grown_state();
+	(void) decide(&state, small_gain);
+	w = window_at(64, HOT_SHARE);
+	w.backends = BACKENDS * (1.0 + AUTO_TRIAL_MAX_LOAD_CHANGE) + 0.01;
+	w.blocked_ns = blocked_ns_for(HOT_SHARE, w.backends, WINDOW_S);
+	is_int(decide(&state, w), 64,
+		   "look-ahead: the load up by more than AUTO_TRIAL_MAX_LOAD_CHANGE over 16's window: 64 stays, untested");
+	ok(reason_is(NULL) && state.trial_from == 0 && !state.trial_looked_ahead,
+	   "look-ahead: untested, and no trial left");
+
+	/* walscale.auto_min_locks raised during the look-ahead: follow it */
+	state = grown_state();
+	(void) decide(&state, small_gain);
+	w = window_at(64, HOT_SHARE);
+	w.min_locks = 128;
+	is_int(decide(&state, w), 128,
+		   "look-ahead: the floor raised above 64: to the floor");
+	ok(state.trial_from == 0 && !state.trial_looked_ahead,
+	   "look-ahead: the bounds moved: no trial left");
 }
 
 /*
@@ -1347,6 +1470,7 @@ main(void)
 	test_thresholds();
 	test_streaks();
 	test_trial();
+	test_look_ahead();
 	test_ceiling();
 	test_backoff();
 	test_hysteresis();
