@@ -246,7 +246,6 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 		verdict->target = current < min ? min : max;
 		verdict->reason = current < min ? AUTO_REASON_FLOOR : AUTO_REASON_MAX;
 		state->trial_from = 0;
-		state->trial_looked_ahead = false;
 		state->hot_windows = 0;
 		state->quiet_windows = 0;
 		return;
@@ -259,10 +258,14 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 	if (state->trial_from > 0)
 	{
 		int			from = state->trial_from;
-		bool		looked_ahead = state->trial_looked_ahead;
+
+		/*
+		 * A first doubling goes to at most twice from; a look-ahead doubles a
+		 * first doubling that was below the limit, so beyond twice from.
+		 */
+		bool		looked_ahead = current > 2 * from;
 
 		state->trial_from = 0;
-		state->trial_looked_ahead = false;
 		if (enough && current > from &&
 			fabs(load - state->trial_backends) <=
 			AUTO_TRIAL_MAX_LOAD_CHANGE * state->trial_backends)
@@ -289,7 +292,6 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 				target = Min(current * 2, limit);
 				reason = AUTO_REASON_LOOK_AHEAD;
 				state->trial_from = from;
-				state->trial_looked_ahead = true;
 				state->hot_windows = 0;
 			}
 			else

@@ -101,7 +101,6 @@ typedef struct AutoRulesState
 	double		trial_rate;
 	double		trial_backends; /* active, or cpus when unknown */
 	double		trial_wait_ns;	/* sleep per acquisition */
-	bool		trial_looked_ahead; /* on trial: a second doubling */
 	/* the ceiling a failed grow left (0: none), and for how long */
 	int			ceiling;
 	double		ceiling_left_s;

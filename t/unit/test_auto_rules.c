@@ -329,6 +329,31 @@ grown_state(void)
 	return state;
 }
 
+/*
+ * grown_state() then a window at 32 whose rate rose by AUTO_LOOK_AHEAD_PART
+ * of the margin, as contended: the look-ahead to 64 on trial from 16
+ */
+static AutoWindowFigures
+small_gain_window(void)
+{
+	double		gain = Min(AUTO_KEEP_MIN_GAIN,
+						   AUTO_KEEP_GAIN_OF_SHARE * HOT_SHARE);
+	AutoWindowFigures w = window_at(32, HOT_SHARE);
+
+	w.acquisitions = (uint64) ceil(ACQUISITIONS *
+								   (1.0 + gain * AUTO_LOOK_AHEAD_PART));
+	return w;
+}
+
+static AutoRulesState
+looked_ahead_state(void)
+{
+	AutoRulesState state = grown_state();
+
+	(void) decide(&state, small_gain_window());
+	return state;
+}
+
 static void
 test_cpus(void)
 {
@@ -798,13 +823,12 @@ test_look_ahead(void)
 	double		gain = Min(AUTO_KEEP_MIN_GAIN,
 						   AUTO_KEEP_GAIN_OF_SHARE * HOT_SHARE);
 	uint64		at_gain = (uint64) ceil(ACQUISITIONS * (1.0 + gain));
-	uint64		at_part = (uint64) ceil(ACQUISITIONS *
-										(1.0 + gain * AUTO_LOOK_AHEAD_PART));
+	uint64		at_part;
 	double		base_rate = ACQUISITIONS / WINDOW_S / BACKENDS;
 
 	/* AUTO_LOOK_AHEAD_PART of the margin, as contended as before */
-	small_gain = window_at(32, HOT_SHARE);
-	small_gain.acquisitions = at_part;
+	small_gain = small_gain_window();
+	at_part = small_gain.acquisitions;
 	ok(at_part > ACQUISITIONS && at_part < at_gain,
 	   "look-ahead: AUTO_LOOK_AHEAD_PART of the margin is a gain, under the margin");
 
@@ -812,7 +836,7 @@ test_look_ahead(void)
 	is_int(decide(&state, small_gain), 64,
 		   "look-ahead: AUTO_LOOK_AHEAD_PART of the margin, still hot: 32 doubles to 64");
 	ok(reason_is(AUTO_REASON_LOOK_AHEAD) && state.trial_from == 16 &&
-	   state.trial_looked_ahead && state.trial_rate == base_rate &&
+	   last_verdict.target > 2 * state.trial_from && state.trial_rate == base_rate &&
 	   state.trial_backends == BACKENDS && state.ceiling == 0,
 	   "look-ahead: on the same trial, from 16, against the baseline of 16's window, no ceiling");
 
@@ -850,18 +874,16 @@ test_look_ahead(void)
 		   "look-ahead: %d at the maximum: undone", MAX_LOCKS);
 
 	/* the look-ahead is judged against 16's window, with the same margin */
-	state = grown_state();
-	(void) decide(&state, small_gain);
+	state = looked_ahead_state();
 	w = window_at(64, HOT_SHARE);
 	w.acquisitions = at_gain - 1;
 	is_int(decide(&state, w), 16,
 		   "look-ahead: 64 one acquisition short of the margin over 16: both doublings undone, to 16");
 	ok(reason_is(AUTO_REASON_UNDO) && state.ceiling == 16 &&
 	   state.ceiling_left_s == AUTO_CEILING_HOLD_S &&
-	   state.trial_from == 0 && !state.trial_looked_ahead,
+	   state.trial_from == 0,
 	   "look-ahead: 16 is the ceiling, and no second look-ahead");
-	state = grown_state();
-	(void) decide(&state, small_gain);
+	state = looked_ahead_state();
 	w = window_at(64, LUKEWARM_SHARE);
 	w.acquisitions = at_gain;
 	is_int(decide(&state, w), 64,
@@ -871,35 +893,33 @@ test_look_ahead(void)
 	   "look-ahead: kept, no ceiling, the hold back at AUTO_CEILING_HOLD_S");
 
 	/* kept and still hot: a new grow, on its own trial, may look ahead */
-	state = grown_state();
-	(void) decide(&state, small_gain);
+	state = looked_ahead_state();
 	w = window_at(64, HOT_SHARE);
 	w.acquisitions = at_gain;
 	is_int(decide(&state, w), 128,
 		   "look-ahead: kept at 64, still hot: doubles again");
 	ok(reason_is(AUTO_REASON_GROW) && state.trial_from == 64 &&
-	   !state.trial_looked_ahead && state.trial_rate == at_gain / WINDOW_S / BACKENDS,
+	   last_verdict.target == 2 * state.trial_from &&
+	   state.trial_rate == at_gain / WINDOW_S / BACKENDS,
 	   "look-ahead: that grow is a new trial, from 64 with 64's window, not a look-ahead");
 
 	/* a load change judges neither doubling */
-	state = grown_state();
-	(void) decide(&state, small_gain);
+	state = looked_ahead_state();
 	w = window_at(64, HOT_SHARE);
 	w.backends = BACKENDS * (1.0 + AUTO_TRIAL_MAX_LOAD_CHANGE) + 0.01;
 	w.blocked_ns = blocked_ns_for(HOT_SHARE, w.backends, WINDOW_S);
 	is_int(decide(&state, w), 64,
 		   "look-ahead: the load up by more than AUTO_TRIAL_MAX_LOAD_CHANGE over 16's window: 64 stays, untested");
-	ok(reason_is(NULL) && state.trial_from == 0 && !state.trial_looked_ahead,
+	ok(reason_is(NULL) && state.trial_from == 0,
 	   "look-ahead: untested, and no trial left");
 
 	/* walscale.auto_min_locks raised during the look-ahead: follow it */
-	state = grown_state();
-	(void) decide(&state, small_gain);
+	state = looked_ahead_state();
 	w = window_at(64, HOT_SHARE);
 	w.min_locks = 128;
 	is_int(decide(&state, w), 128,
 		   "look-ahead: the floor raised above 64: to the floor");
-	ok(state.trial_from == 0 && !state.trial_looked_ahead,
+	ok(state.trial_from == 0,
 	   "look-ahead: the bounds moved: no trial left");
 }
 
