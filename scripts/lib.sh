@@ -88,7 +88,9 @@ as_run_user() {
 
 # A fresh directory under the cache that the run user owns.
 scratch_dir() {
-	local d="$cache/run/$1"
+	# per clone: two clones testing at once must not share a directory
+	local d
+	d="$cache/run/$(printf %s "$repo" | sha256sum | cut -c1-8)/$1"
 	rm -rf "$d"
 	mkdir -p "$d"
 	[ "$(id -u)" = 0 ] && chown "$run_user" "$d"
