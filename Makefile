@@ -7,7 +7,7 @@ OBJS = walscale.o walscale_worker.o walscale_advice.o walscale_auto.o walscale_a
 EXTENSION = walscale
 # as pg_stat_statements: the first version's script and the upgrades, which
 # CREATE EXTENSION runs in turn to reach default_version
-DATA = walscale--1.0.sql walscale--1.0--1.1.sql walscale--1.1--1.2.sql walscale--1.2--1.3.sql walscale--1.3--1.4.sql
+DATA = walscale--1.0.sql walscale--1.0--1.1.sql walscale--1.1--1.2.sql walscale--1.2--1.3.sql walscale--1.3--1.4.sql walscale--1.4--1.5.sql
 PGFILEDESC = "walscale - WAL insertion-lock and fast-path lock scaling"
 
 REGRESS = walscale

@@ -42,7 +42,7 @@
 #include "walscale_waits.h"
 #include "walscale_worker.h"
 
-PG_MODULE_MAGIC_EXT(.name = "walscale",.version = "1.4");
+PG_MODULE_MAGIC_EXT(.name = "walscale",.version = "1.5");
 
 /* Largest walscale.insert_lock_attempts; more only delays the sleep. */
 #define WALSCALE_MAX_ATTEMPTS	16

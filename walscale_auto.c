@@ -44,9 +44,23 @@
 
 #define AUTO_REASON_LEN			64
 
-/* walscale_auto_decisions' columns, and before extension version 1.4 */
-#define DECISIONS_COLS			12
+/*
+ * walscale_auto_decisions' columns by extension version: 10 in 1.2 and 1.3,
+ * which share a C symbol with 1.4's 12 and are told apart by their number;
+ * from 1.5 each version has a symbol of its own, as in pg_stat_statements.
+ */
+typedef enum DecisionsVersion
+{
+	DECISIONS_V1_2_TO_1_4,		/* 1.2 or 1.4, by the number of columns */
+	DECISIONS_V1_2,
+	DECISIONS_V1_4,
+	DECISIONS_V1_5,
+} DecisionsVersion;
+
 #define DECISIONS_COLS_V1_2		10
+#define DECISIONS_COLS_V1_4		12
+#define DECISIONS_COLS_V1_5		14
+#define DECISIONS_COLS			DECISIONS_COLS_V1_5
 
 typedef struct AutoDecision
 {
@@ -62,6 +76,8 @@ typedef struct AutoDecision
 	int			locks_used;
 	double		backends;
 	double		blocked_share;
+	double		rate;			/* per running backend per s; 0: none */
+	double		rate_spread;
 } AutoDecision;
 
 typedef struct WalscaleAutoShared
@@ -92,6 +108,7 @@ static AutoRulesState rules_state;
 static int	auto_cpus = 0;
 
 PG_FUNCTION_INFO_V1(walscale_auto_decisions);
+PG_FUNCTION_INFO_V1(walscale_auto_decisions_1_5);
 
 Size
 walscale_auto_shmem_size(void)
@@ -257,28 +274,37 @@ walscale_auto_start_locks(void)
 									  XLOG_INSERT_LOCKS_MAX);
 }
 
+/*
+ * Keep a decision for walscale_auto_decisions: the change, its reason, and
+ * the figures of the window it was decided on (figures and verdict NULL for
+ * the start of auto mode, which has none).
+ */
 static void
-auto_record(int from, int to, const char *reason, double window_s,
-			uint64 acquisitions, uint64 blocking_waits, double waits_per_1000,
-			double blocked_ms_per_s, int locks_used, double backends,
-			double blocked_share)
+auto_record(int from, int to, const char *reason,
+			const AutoWindowFigures *figures, const AutoVerdict *verdict)
 {
 	AutoDecision *d;
 
 	LWLockAcquire(auto_shared->lock, LW_EXCLUSIVE);
 	d = &auto_shared->decisions[auto_shared->ndecisions % AUTO_DECISIONS_KEPT];
+	memset(d, 0, sizeof(*d));
 	d->time = GetCurrentTimestamp();
 	d->from_locks = from;
 	d->to_locks = to;
 	strlcpy(d->reason, reason, AUTO_REASON_LEN);
-	d->window_s = window_s;
-	d->acquisitions = acquisitions;
-	d->blocking_waits = blocking_waits;
-	d->waits_per_1000 = waits_per_1000;
-	d->blocked_ms_per_s = blocked_ms_per_s;
-	d->locks_used = locks_used;
-	d->backends = backends;
-	d->blocked_share = blocked_share;
+	if (figures != NULL)
+	{
+		d->window_s = figures->window_s;
+		d->acquisitions = figures->acquisitions;
+		d->blocking_waits = figures->blocking_waits;
+		d->backends = figures->backends;
+		d->waits_per_1000 = verdict->waits_per_1000;
+		d->blocked_ms_per_s = verdict->blocked_ms_per_s;
+		d->locks_used = verdict->locks_used;
+		d->blocked_share = verdict->blocked_share;
+		d->rate = verdict->rate;
+		d->rate_spread = verdict->spread;
+	}
 	auto_shared->ndecisions++;
 	LWLockRelease(auto_shared->lock);
 }
@@ -328,7 +354,7 @@ walscale_auto_begin(AutoBeginCause cause)
 						target > current ? "raises" : "lowers",
 						current, target, walscale_auto_cpus(), min, max)));
 		walscale_resize_to(target);
-		auto_record(current, target, reason, 0, 0, 0, 0, 0, 0, 0, 0);
+		auto_record(current, target, reason, NULL, NULL);
 	}
 	else
 	{
@@ -341,7 +367,7 @@ walscale_auto_begin(AutoBeginCause cause)
 				(errmsg("walscale: auto mode on with %d WAL insertion locks (%d CPUs: between %d and %d)",
 						current, walscale_auto_cpus(),
 						min, max)));
-		auto_record(current, current, reason, 0, 0, 0, 0, 0, 0, 0, 0);
+		auto_record(current, current, reason, NULL, NULL);
 	}
 	auto_open_window();
 }
@@ -415,39 +441,39 @@ walscale_auto_step(void)
 	if (target != current)
 	{
 		ereport(LOG,
-				(errmsg("walscale: auto mode %s WAL insertion locks from %d to %d (%s): %.2f%% of active backend time blocked on them (grow at %g%%, quiet below %g%%), %.1f active backends, %.1f blocking waits per 1000 acquisitions, %d of %d locks used, %llu acquisitions in %.1f s",
+				(errmsg("walscale: auto mode %s WAL insertion locks from %d to %d (%s): %.2f%% of active backend time blocked on them (grow at %g%%, quiet below %g%%), %.1f active backends, %.0f acquisitions per s per running backend (spread %.1f%%), %.1f blocking waits per 1000 acquisitions, %d of %d locks used, %llu acquisitions in %.1f s",
 						target > current ? "raises" : "lowers",
 						current, target, verdict.reason,
 						verdict.blocked_share * 100,
 						AUTO_GROW_BLOCKED_SHARE * 100,
 						AUTO_SHRINK_BLOCKED_SHARE * 100,
-						figures.backends, verdict.waits_per_1000,
+						figures.backends, verdict.rate, verdict.spread * 100,
+						verdict.waits_per_1000,
 						verdict.locks_used, current,
 						(unsigned long long) figures.acquisitions,
 						figures.window_s)));
 		walscale_resize_to(target);
-		auto_record(current, target, verdict.reason, figures.window_s,
-					figures.acquisitions, figures.blocking_waits,
-					verdict.waits_per_1000, verdict.blocked_ms_per_s,
-					verdict.locks_used, figures.backends,
-					verdict.blocked_share);
+		auto_record(current, target, verdict.reason, &figures, &verdict);
 	}
 	else
-		elog(DEBUG1, "walscale: auto mode holds %d WAL insertion locks: %.2f%% blocked, %.1f active backends, %.1f blocking waits per 1000 acquisitions, %d locks used, %llu acquisitions in %.1f s, %d of %d quiet windows, ceiling %d",
+		elog(DEBUG1, "walscale: auto mode holds %d WAL insertion locks: %.2f%% blocked, %.1f active backends, %.0f acquisitions per s per running backend (spread %.1f%%), %.1f blocking waits per 1000 acquisitions, %d locks used, %llu acquisitions in %.1f s, %d of %d quiet windows, ceiling %d, %s",
 			 current, verdict.blocked_share * 100, figures.backends,
+			 verdict.rate, verdict.spread * 100,
 			 verdict.waits_per_1000, verdict.locks_used,
 			 (unsigned long long) figures.acquisitions, figures.window_s,
 			 rules_state.quiet_windows, rules_state.quiet_needed,
-			 rules_state.ceiling);
+			 rules_state.ceiling,
+			 rules_state.trial_from > 0 ? "on trial" : "settled");
 
 	auto_open_window();
 }
 
 /*
- * The recent decisions of auto mode, oldest first.
+ * The recent decisions of auto mode, oldest first, in the columns of the
+ * extension version given.
  */
-Datum
-walscale_auto_decisions(PG_FUNCTION_ARGS)
+static void
+auto_decisions_internal(FunctionCallInfo fcinfo, DecisionsVersion version)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	AutoDecision *copy;
@@ -457,9 +483,12 @@ walscale_auto_decisions(PG_FUNCTION_ARGS)
 
 	walscale_require_preloaded();
 	InitMaterializedSRF(fcinfo, 0);
-	/* 10 columns before extension version 1.4 */
 	natts = rsinfo->setDesc->natts;
-	if (natts != DECISIONS_COLS_V1_2 && natts != DECISIONS_COLS)
+	if (version == DECISIONS_V1_2_TO_1_4)
+		version = natts == DECISIONS_COLS_V1_2 ? DECISIONS_V1_2 : DECISIONS_V1_4;
+	if (natts != (version == DECISIONS_V1_2 ? DECISIONS_COLS_V1_2 :
+				  version == DECISIONS_V1_4 ? DECISIONS_COLS_V1_4 :
+				  DECISIONS_COLS_V1_5))
 		elog(ERROR, "incorrect number of output arguments");
 
 	copy = palloc(sizeof(auto_shared->decisions));
@@ -474,24 +503,47 @@ walscale_auto_decisions(PG_FUNCTION_ARGS)
 		AutoDecision *d = &copy[k % AUTO_DECISIONS_KEPT];
 		Datum		values[DECISIONS_COLS];
 		bool		nulls[DECISIONS_COLS] = {0};
+		int			i = 0;
 
-		values[0] = TimestampTzGetDatum(d->time);
-		values[1] = Int32GetDatum(d->from_locks);
-		values[2] = Int32GetDatum(d->to_locks);
-		values[3] = CStringGetTextDatum(d->reason);
-		values[4] = Float8GetDatum(d->window_s);
-		values[5] = Int64GetDatum((int64) d->acquisitions);
-		values[6] = Int64GetDatum((int64) d->blocking_waits);
-		values[7] = Float8GetDatum(d->waits_per_1000);
-		values[8] = Float8GetDatum(d->blocked_ms_per_s);
-		values[9] = Int32GetDatum(d->locks_used);
-		if (natts == DECISIONS_COLS)
+		values[i++] = TimestampTzGetDatum(d->time);
+		values[i++] = Int32GetDatum(d->from_locks);
+		values[i++] = Int32GetDatum(d->to_locks);
+		values[i++] = CStringGetTextDatum(d->reason);
+		values[i++] = Float8GetDatum(d->window_s);
+		values[i++] = Int64GetDatum((int64) d->acquisitions);
+		values[i++] = Int64GetDatum((int64) d->blocking_waits);
+		values[i++] = Float8GetDatum(d->waits_per_1000);
+		values[i++] = Float8GetDatum(d->blocked_ms_per_s);
+		values[i++] = Int32GetDatum(d->locks_used);
+		if (version >= DECISIONS_V1_4)
 		{
-			values[10] = Float8GetDatum(d->backends);
-			values[11] = Float8GetDatum(d->blocked_share);
+			values[i++] = Float8GetDatum(d->backends);
+			values[i++] = Float8GetDatum(d->blocked_share);
 		}
+		if (version >= DECISIONS_V1_5)
+		{
+			/* the start of auto mode judged no window */
+			nulls[i] = d->window_s == 0;
+			values[i++] = Float8GetDatum(d->rate);
+			nulls[i] = d->window_s == 0;
+			values[i++] = Float8GetDatum(d->rate_spread);
+		}
+		Assert(i == natts);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
+}
 
+/* extension versions 1.2 to 1.4 */
+Datum
+walscale_auto_decisions(PG_FUNCTION_ARGS)
+{
+	auto_decisions_internal(fcinfo, DECISIONS_V1_2_TO_1_4);
+	return (Datum) 0;
+}
+
+Datum
+walscale_auto_decisions_1_5(PG_FUNCTION_ARGS)
+{
+	auto_decisions_internal(fcinfo, DECISIONS_V1_5);
 	return (Datum) 0;
 }

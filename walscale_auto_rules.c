@@ -5,45 +5,146 @@
  *		to start from, the bounds, and what to do with the number at the end
  *		of each window.
  *
- * The signal is the share of active backend time spent asleep on the
- * insertion locks: the sleep summed over backends, divided by the window's
+ * This comment is where each rule and constant is argued; the header names
+ * them, and the documents describe the behaviour.  Auto mode moves the
+ * number in doublings and halvings, each a trial that is kept or undone on
+ * measurement, and it settles where no neighbour does better by more than
+ * the measurement can tell: the stochastic test (t/unit/test_auto_noise.c)
+ * holds it to that over days of noisy windows.
+ *
+ * The signal for acting.  The share of active backend time spent asleep on
+ * the insertion locks: the sleep summed over backends, over the window's
  * length and the mean number of active backends the wait sampler saw.  It
- * means the same with 2 backends as with 2000, on 2 CPUs as on 480.  At the
- * end of each window:
+ * means the same with 2 backends as with 2000, on 2 CPUs as on 480.
  *
- * - a grow on trial (the previous window's) is judged first: it is kept if
- *	 the sleep per acquisition did not rise and a running backend inserted
- *	 faster, by AUTO_KEEP_MIN_GAIN (or half the share before the grow, if
- *	 less).  The rate, not the share, is what decides: with far more
- *	 backends than locks the share is about 1 - locks / backends, and a
- *	 doubling that lifts throughput by a sixth moves it by two points.  A
- *	 grow that gained less than that, but AUTO_LOOK_AHEAD_PART of it, in a
- *	 window still contended, doubles once more on the same trial, judged
- *	 against the same window before the first doubling: while backends
- *	 share locks, the gain of a doubling grows with the number, so the
- *	 first may gain less than the margin though the next gains more.
- *	 Otherwise the grow (both doublings, after one more) is undone, and
- *	 the number it came from is a ceiling for a while: more locks do not
- *	 cure a wait behind a WAL write that a lock holder makes, nor the next
- *	 serial point (the reservation spinlock), and each lock costs every
- *	 flush and every all-lock acquisition.  A window whose load changed by
- *	 more than AUTO_TRIAL_MAX_LOAD_CHANGE keeps the grow untested;
- * - grow (double, up to the maximum and the ceiling) when the share is at or
- *	 above AUTO_GROW_BLOCKED_SHARE, over AUTO_MIN_WAITS sleeps or more, in
- *	 AUTO_HOT_WINDOWS windows in a row, or in one window right after a grow
- *	 that was kept (a ramp doubles every window);
- * - shrink (halve, down to the floor) after quiet_needed windows in a row
- *	 below AUTO_SHRINK_BLOCKED_SHARE, or idle, unless halving would make two
- *	 locks that were both used in the window one: backends that did not
- *	 share a lock would then share one;
- * - otherwise hold.
+ * - AUTO_GROW_BLOCKED_SHARE, 5%: a doubling is not free.  Each flush and
+ *	 each all-lock acquisition visits every active lock (42 instructions a
+ *	 lock in stock 18.6 recompiled, and on many cores a cache line another
+ *	 core owns), and a grow can win back at most the share blocked.
+ * - AUTO_SHRINK_BLOCKED_SHARE, 0.5%: ten times below.  A halving at most
+ *	 doubles the load on each lock, which at low use about doubles the wait,
+ *	 still far from 5%: a quiet shrink cannot provoke the next grow.
+ * - AUTO_MIN_WAITS, 20: a count of n waits is good to about 1/sqrt(n),
+ *	 22% at 20, enough to tell 5% from the 2.5% a halving gives.
+ * - AUTO_MIN_ACQUISITIONS, 500: below it a window is idle; it judges
+ *	 nothing, breaks a contended streak and counts as quiet.
  *
- * A window with too little data breaks a contended streak and counts as
- * quiet.  A grow that undoes a shrink doubles the quiet windows the next
- * shrink needs (up to AUTO_QUIET_WINDOWS_MAX); that backoff halves again
- * after AUTO_BACKOFF_DECAY_S without another.  The ceiling's hold doubles
- * at each failure in a row, from AUTO_CEILING_HOLD_S up to
- * AUTO_CEILING_HOLD_MAX_S, and goes back to its start when a grow is kept.
+ * The measure for judging.  The insertion rate per running backend:
+ * acquisitions per second over the fewer of the active backends and the
+ * CPUs.  Time no longer asleep on a lock should become inserting; per
+ * running backend, so that a fixed offered load (fewer backends busy when
+ * each is faster) counts as helped, and per CPU beyond the CPU count, where
+ * only throughput can rise.  The share is no measure of a gain: with far
+ * more backends than locks it sits near 1 - locks / backends.
+ *
+ * The noise.  A window's rate varies from the next by checkpoints,
+ * autovacuum and the workload's mix, by a few percent on a real server.
+ * The spread is a moving mean (weight AUTO_SPREAD_WEIGHT, 1/16: about the
+ * last half hour of 10-s windows that qualify) of |log| of the ratio of a
+ * window's rate to the one before, over windows in a row at one number and
+ * load.  For two independent windows of deviation s it is 2 s / sqrt(pi).
+ * It starts at AUTO_SPREAD_START, 10%, high: until the worker has measured
+ * the noise, it assumes much, and its first trials are long.
+ *
+ * The trial.  A change is judged on the mean rate of n windows after it
+ * against the mean of the n windows before it at the number it came from.
+ * n is the least (up to AUTO_TRIAL_WINDOWS_MAX) that puts AUTO_TRIAL_Z
+ * standard errors of the difference of the two means, s sqrt(2 / n),
+ * within the gain asked; with AUTO_TRIAL_WINDOWS_MAX windows the margin is
+ * at least AUTO_TRIAL_Z standard errors, so noise beyond what 5 minutes can
+ * resolve raises the margin instead of lengthening the trial.
+ *
+ * - AUTO_TRIAL_Z, 2.5: a grow that does nothing is kept by noise in about
+ *	 one trial in 160 (and then needs its sleep per acquisition not to have
+ *	 risen, about one in two), and the halving tried later takes it back.
+ * - AUTO_TRIAL_WINDOWS_MAX, 30: five minutes of 10-s windows a side.  A
+ *	 spread of 5% a window needs 27 for a 3% gain; more, and a trial that
+ *	 fails costs more windows at a worse number than it can win.
+ * - AUTO_KEEP_MIN_GAIN, 3%, or AUTO_KEEP_GAIN_OF_SHARE (half) of the share
+ *	 before a grow if that is less: Sokolov's 128 to 256 locks gave 2% at
+ *	 200 clients, about what the doubling's flush cost is; a grow cannot
+ *	 free more than the share blocked.  A grow is kept if the rate rose by
+ *	 the margin and the sleep per acquisition did not rise (the contention
+ *	 it was for, per insertion, must not have grown; in 18.6 a backend that
+ *	 must replace a WAL buffer waits for the WAL write holding its insertion
+ *	 lock, and more locks then move the wait without moving the rate).
+ *	 A halving is kept unless the rate fell by the margin: fewer locks cost
+ *	 every flush and all-lock acquisition less, so a tie goes to fewer.
+ * - AUTO_LOOK_AHEAD_PART, half: while backends share locks the gain of a
+ *	 doubling grows with the number (in the simulator at 16 CPUs and 2000
+ *	 clients +2.1%, +4.0%, +5.2%), so a first doubling may gain less than
+ *	 the margin though the next gains more.  A grow whose rate rose by half
+ *	 the margin, in a window still contended, doubles once more on the same
+ *	 trial, and the two are kept or undone together against the first
+ *	 baseline.  Once per trial.
+ * - AUTO_TRIAL_MAX_LOAD_CHANGE, 10%: a window whose active backends
+ *	 differ from the baseline's by more cannot judge: the load moved, not
+ *	 only the locks.  Active, not running: beyond the CPU count the
+ *	 running number stops moving while the load still grows.
+ * - AUTO_TRIAL_SPARE_WINDOWS, 12: a trial that has not had its n windows
+ *	 within n + 12 (two minutes of windows that could not judge it) is
+ *	 undone, as if it had not helped.  A change that nothing judged must
+ *	 not stay: kept untested, it is the next trial's baseline, and a
+ *	 burst's grows would stay after the burst.
+ * - AUTO_LOAD_MOVED, 20%: a window this far from the mean load of those
+ *	 before it at the same number starts them anew (a new baseline).
+ *	 Twice the judging tolerance, so that a load whose active backends
+ *	 wander by 10% each window is still one load.
+ *
+ * Growing.  Double, up to the maximum and the ceiling, after hot_needed
+ * contended windows in a row (the share at or above the grow share, over
+ * AUTO_MIN_WAITS sleeps) once the baseline has its n windows; right after a
+ * kept grow, in the next contended window (a ramp doubles as fast as each
+ * doubling is judged).
+ *
+ * - AUTO_HOT_WINDOWS, 2: one contended window may be a burst or a lock
+ *	 holder preempted (on this project's 2-core VM, 16 clients summed 957
+ *	 ms asleep per second from preemption alone).
+ * - The grow backoff: a halving (kept, or quiet) back to where a kept grow
+ *	 came from within AUTO_BACKOFF_DECAY_S, or a grow that could not be
+ *	 judged, shows contention that did not last; the hot windows the next
+ *	 grow needs double, up to AUTO_HOT_WINDOWS_MAX (32, five minutes), and
+ *	 halve after AUTO_GROW_BACKOFF_DECAY_S (6 hours) without another.  A
+ *	 load with a burst every ten minutes would otherwise make a dozen
+ *	 changes an hour chasing it.
+ * - The ceiling: a grow undone leaves the number it came from as a
+ *	 ceiling for that number's hold, AUTO_CEILING_HOLD_S (10 minutes) at
+ *	 first, doubled at each failure from the same number under the same
+ *	 load (within AUTO_LOAD_MOVED) up to AUTO_CEILING_HOLD_MAX_S (a day).
+ *	 A steady load then tries the grow every 10, 20, 40 minutes and soon
+ *	 once a day; a load that moved is another load, and starts over.  A
+ *	 kept halving sets the same ceiling at the number it reached: the grow
+ *	 back is as good as tried.
+ *
+ * Trying fewer under contention.  A number above the floor, held for its
+ * hold (AUTO_DOWN_HOLD_S, 30 minutes, doubled by each failed halving from
+ * it under the same load, up to a day, and by a kept grow back to it after
+ * a kept halving), while contended but not quiet, has its halving tried
+ * once the load has held still for AUTO_TRIAL_WINDOWS_MAX windows (a burst
+ * must not judge it); and at once, on the same condition of stillness,
+ * when the number was reached by a grow kept under a load that has since
+ * moved by more than AUTO_LOAD_MOVED.  The start is a guess and a kept
+ * grow a judgement on noisy windows: without this, a number once reached
+ * is never tested again while backends wait, and noise ratchets it up.
+ *
+ * Shrinking when quiet.  Halve, down to the floor, after quiet_needed
+ * windows in a row below the quiet share (or idle), unless the halving
+ * would make two locks that were both in use in the window one: lock i
+ * and lock i + n/2 become one, and backends that did not share a lock
+ * would share one.  Not judged: at that share a halving cannot provoke
+ * contention worth judging, and if it does, the grow rule answers.
+ *
+ * - AUTO_QUIET_WINDOWS, 6: a minute of calm at 10-s windows.  A grow that
+ *	 undoes a recent shrink doubles the windows the next shrink needs, up to
+ *	 AUTO_QUIET_WINDOWS_MAX (96), halving after AUTO_BACKOFF_DECAY_S (an
+ *	 hour) without another: a load on the edge does not swing.
+ * - AUTO_MERGE_MIN_EVEN_SHARE, a quarter: a lock is in use with a quarter
+ *	 of an even share of the window's acquisitions.  One acquisition is not
+ *	 use (the bgwriter's standby snapshot every 15 s, alone on a lock).
+ *
+ * The bounds.  The floor is PostgreSQL's 8 (walscale.auto_min_locks for a
+ * DBA who wants fewer); the start one lock per CPU, the maximum 8 per CPU
+ * (walscale_rules_start_locks() and walscale_rules_max_locks() argue them).
  *
  * Nothing here reads shared memory, the clock or a GUC (see the header).
  *
@@ -56,6 +157,7 @@
 #include <math.h>
 
 #include "walscale_auto_rules.h"
+
 
 /* The smallest power of two at or above n, for n from 1 to 2^31. */
 static uint32
@@ -137,7 +239,13 @@ walscale_rules_begin(AutoRulesState *state, int current_locks, int min_locks,
 {
 	memset(state, 0, sizeof(*state));
 	state->quiet_needed = AUTO_QUIET_WINDOWS;
-	state->ceiling_hold_s = AUTO_CEILING_HOLD_S;
+	state->hot_needed = AUTO_HOT_WINDOWS;
+	for (int i = 0; i < AUTO_LEVELS; i++)
+	{
+		state->grow_hold_s[i] = AUTO_CEILING_HOLD_S;
+		state->down_hold_s[i] = AUTO_DOWN_HOLD_S;
+	}
+	state->spread = AUTO_SPREAD_START;
 
 	if (current_locks > max_locks)
 		return max_locks;
@@ -169,6 +277,253 @@ shrink_merges_used_locks(const uint64 *lock_acquisitions, int current,
 			return true;
 	}
 	return false;
+}
+
+/* ---- the trial of a change ---- */
+
+/*
+ * The standard deviation of one window's log rate, from the spread: for
+ * two independent windows of that deviation s, the mean absolute log ratio
+ * is 2 s / sqrt(pi).
+ */
+static double
+window_deviation(double spread)
+{
+	return spread * sqrt(M_PI) / 2;
+}
+
+/*
+ * Windows on each side of a trial: as many as make AUTO_TRIAL_Z standard
+ * errors of the difference between the two means fit in gain, within 1 and
+ * AUTO_TRIAL_WINDOWS_MAX.
+ */
+static int
+trial_windows_needed(double spread, double gain)
+{
+	double		n = 2 * pow(AUTO_TRIAL_Z * window_deviation(spread) / gain, 2);
+
+	return (int) Min(Max(ceil(n), 1.0), (double) AUTO_TRIAL_WINDOWS_MAX);
+}
+
+/* the margin a trial of n windows a side is judged with: gain, or more */
+static double
+trial_margin(double spread, double gain, int n)
+{
+	return Max(gain, AUTO_TRIAL_Z * window_deviation(spread) * sqrt(2.0 / n));
+}
+
+/* forget the windows at the number in effect */
+static void
+recent_forget(AutoRulesState *state)
+{
+	state->recent = 0;
+}
+
+/* the mean load of the windows at the number in effect; 0 if none */
+static double
+recent_mean_load(const AutoRulesState *state)
+{
+	double		load = 0;
+
+	for (int i = 0; i < state->recent; i++)
+		load += state->recent_load[i] / state->recent;
+	return load;
+}
+
+/* whether load is more than AUTO_LOAD_MOVED from before (0: none) */
+static bool
+load_moved(double load, double before)
+{
+	return before <= 0 || fabs(load - before) > AUTO_LOAD_MOVED * before;
+}
+
+/* whether load is more than AUTO_LOAD_STEP times before, or less than 1/ */
+static bool
+load_stepped(double load, double before)
+{
+	return load > before * AUTO_LOAD_STEP || load * AUTO_LOAD_STEP < before;
+}
+
+/*
+ * A window joins those at the number in effect, the oldest going when they
+ * are AUTO_TRIAL_WINDOWS_MAX; one with too little data leaves none, and one
+ * whose load stepped from their mean starts them anew.  Two windows in a
+ * row among them update the spread.
+ */
+static void
+recent_add(AutoRulesState *state, bool enough, double rate, double wait_ns,
+		   double load)
+{
+	int			n = state->recent;
+
+	if (!enough)
+	{
+		recent_forget(state);
+		return;
+	}
+	if (n > 0 && load_stepped(load, recent_mean_load(state)))
+		n = 0;
+	if (n > 0)
+		state->spread += (fabs(log(rate / state->recent_rate[n - 1])) -
+						  state->spread) * AUTO_SPREAD_WEIGHT;
+	if (n == AUTO_TRIAL_WINDOWS_MAX)
+	{
+		memmove(state->recent_rate, state->recent_rate + 1,
+				sizeof(double) * (n - 1));
+		memmove(state->recent_wait_ns, state->recent_wait_ns + 1,
+				sizeof(double) * (n - 1));
+		memmove(state->recent_load, state->recent_load + 1,
+				sizeof(double) * (n - 1));
+		n--;
+	}
+	state->recent_rate[n] = rate;
+	state->recent_wait_ns[n] = wait_ns;
+	state->recent_load[n] = load;
+	state->recent = n + 1;
+}
+
+/*
+ * Put the change from the number in effect, from, to to, on trial: its
+ * baseline is the mean of the last n windows at from, and it is judged on
+ * the mean of n windows after it, with margin.
+ */
+static void
+trial_begin(AutoRulesState *state, int from, int to, int n, double margin)
+{
+	int			first = state->recent - n;
+
+	Assert(n >= 1 && n <= state->recent);
+	state->trial_from = from;
+	state->trial_to = to;
+	state->trial_needed = n;
+	state->trial_margin = margin;
+	state->trial_rate = 0;
+	state->trial_wait_ns = 0;
+	state->trial_load = 0;
+	for (int i = first; i < state->recent; i++)
+	{
+		state->trial_rate += state->recent_rate[i] / n;
+		state->trial_wait_ns += state->recent_wait_ns[i] / n;
+		state->trial_load += state->recent_load[i] / n;
+	}
+	state->trial_windows = 0;
+	state->trial_judged = 0;
+	state->trial_sum_rate = 0;
+	state->trial_sum_wait_ns = 0;
+	state->trial_sum_load = 0;
+}
+
+/* the index of a number of locks in the holds: its log2, rounded down */
+static int
+level_of(int locks)
+{
+	int			level = 0;
+
+	while (level < AUTO_LEVELS - 1 && (2 << level) <= locks)
+		level++;
+	return level;
+}
+
+/*
+ * Whether the load has held still at the number in effect: as many windows
+ * as a trial can have, the mean load of the older half within
+ * AUTO_LOAD_MOVED of the newer half's.  A mean, since the active backends
+ * of one window may wander far from the next's.
+ */
+static bool
+recent_still(const AutoRulesState *state)
+{
+	int			half = AUTO_TRIAL_WINDOWS_MAX / 2;
+	double		older = 0;
+	double		newer = 0;
+
+	if (state->recent < AUTO_TRIAL_WINDOWS_MAX)
+		return false;
+	for (int i = 0; i < half; i++)
+	{
+		older += state->recent_load[i] / half;
+		newer += state->recent_load[state->recent - 1 - i] / half;
+	}
+	return !load_moved(newer, older);
+}
+
+/*
+ * A grow from from that did not help, or could not be judged: from is a
+ * ceiling for the hold of that number, which then doubles.  A hold is what
+ * failures taught about one load: under a load that moved since the last
+ * failure from that number, it starts from AUTO_CEILING_HOLD_S again.
+ */
+static void
+ceiling_set(AutoRulesState *state, int from)
+{
+	int			level = level_of(from);
+
+	if (load_moved(state->trial_load, state->grow_hold_load[level]))
+		state->grow_hold_s[level] = AUTO_CEILING_HOLD_S;
+	state->ceiling = from;
+	state->ceiling_left_s = state->grow_hold_s[level];
+	state->grow_hold_s[level] = Min(state->grow_hold_s[level] * 2,
+									AUTO_CEILING_HOLD_MAX_S);
+	state->grow_hold_load[level] = state->trial_load;
+}
+
+/* a halving from from that hurt, or could not be judged: hold longer */
+static void
+down_hold_double(AutoRulesState *state, int from)
+{
+	int			level = level_of(from);
+
+	if (load_moved(state->trial_load, state->down_hold_load[level]))
+		state->down_hold_s[level] = AUTO_DOWN_HOLD_S;
+	state->down_hold_s[level] = Min(state->down_hold_s[level] * 2,
+									AUTO_CEILING_HOLD_MAX_S);
+	state->down_hold_load[level] = state->trial_load;
+	state->since_settled_s = 0;
+}
+
+/* how long locks are held, under load, before their halving is tried */
+static double
+down_hold(const AutoRulesState *state, int locks, double load)
+{
+	int			level = level_of(locks);
+
+	return load_moved(load, state->down_hold_load[level]) ?
+		AUTO_DOWN_HOLD_S : state->down_hold_s[level];
+}
+
+/* contention that did not last: be slower to grow next time */
+static void
+hot_backoff(AutoRulesState *state)
+{
+	state->hot_needed = Min(state->hot_needed * 2, AUTO_HOT_WINDOWS_MAX);
+	state->since_hot_backoff_s = 0;
+}
+
+/*
+ * A halving, kept or for quiet, to to: if that is where a recent kept grow
+ * came from, the grow was for a load that did not last.
+ */
+static void
+grow_backoff(AutoRulesState *state, int to)
+{
+	if (to == state->last_grow_from &&
+		state->since_grow_s < AUTO_BACKOFF_DECAY_S)
+		hot_backoff(state);
+}
+
+/*
+ * Whether the number in effect was reached by a grow kept under a load that
+ * has since moved by more than AUTO_LOAD_MOVED: that judgement
+ * was about another load.  The windows since it are the ones at the number
+ * in effect.
+ */
+static bool
+grown_for_another_load(const AutoRulesState *state)
+{
+	double		load = recent_mean_load(state);
+
+	return state->grown_load > 0 && recent_still(state) &&
+		load_moved(load, state->grown_load);
 }
 
 /*
@@ -238,95 +593,200 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 		state->quiet_needed = Max(state->quiet_needed / 2, AUTO_QUIET_WINDOWS);
 		state->since_backoff_s = 0;
 	}
+	state->since_hot_backoff_s += window_s;
+	if (state->hot_needed > AUTO_HOT_WINDOWS &&
+		state->since_hot_backoff_s >= AUTO_GROW_BACKOFF_DECAY_S)
+	{
+		state->hot_needed = Max(state->hot_needed / 2, AUTO_HOT_WINDOWS);
+		state->since_hot_backoff_s = 0;
+	}
 	state->since_shrink_s += window_s;
+	state->since_grow_s += window_s;
+	state->since_settled_s += window_s;
 
 	/* the bounds moved (walscale.auto_min_locks reloaded): follow them */
 	if (current < min || current > max)
 	{
 		verdict->target = current < min ? min : max;
 		verdict->reason = current < min ? AUTO_REASON_FLOOR : AUTO_REASON_MAX;
+		verdict->spread = state->spread;
 		state->trial_from = 0;
 		state->hot_windows = 0;
 		state->quiet_windows = 0;
+		recent_forget(state);
 		return;
 	}
+
+	recent_add(state, enough, rate, wait_ns, load);
+	verdict->spread = state->spread;
 
 	/* no grow beyond the maximum, nor the ceiling while it holds */
 	limit = state->ceiling > 0 ? Min(max, state->ceiling) : max;
 
-	/* judge the grow on trial; an idle window cannot, and keeps it */
+	/* a change not applied is not on trial */
+	if (state->trial_from > 0 && current != state->trial_to)
+		state->trial_from = 0;
+
+	/*
+	 * The change on trial: a window counts for it if it can judge it, and it
+	 * is judged when enough have; until then, nothing else changes.
+	 */
 	if (state->trial_from > 0)
 	{
 		int			from = state->trial_from;
+		bool		grew = current > from;
 
-		/*
-		 * A first doubling goes to at most twice from; a look-ahead doubles a
-		 * first doubling that was below the limit, so beyond twice from.
-		 */
-		bool		looked_ahead = current > 2 * from;
-
-		state->trial_from = 0;
-		if (enough && current > from &&
-			fabs(load - state->trial_backends) <=
-			AUTO_TRIAL_MAX_LOAD_CHANGE * state->trial_backends)
+		state->trial_windows++;
+		if (enough && !load_stepped(load, state->trial_load))
 		{
-			double		gain = Min(AUTO_KEEP_MIN_GAIN,
-								   AUTO_KEEP_GAIN_OF_SHARE * state->trial_share);
-			bool		no_more_sleep = wait_ns <= state->trial_wait_ns;
+			state->trial_judged++;
+			state->trial_sum_rate += rate;
+			state->trial_sum_wait_ns += wait_ns;
+			state->trial_sum_load += load;
+		}
 
-			if (no_more_sleep && rate >= state->trial_rate * (1.0 + gain))
-			{
-				kept_grow = true;
-				state->ceiling_hold_s = AUTO_CEILING_HOLD_S;
-			}
-			else if (no_more_sleep &&
-					 rate >= state->trial_rate * (1.0 + gain * AUTO_LOOK_AHEAD_PART) &&
-					 hot && !looked_ahead && current < limit)
+		if (state->trial_judged >= state->trial_needed &&
+			fabs(state->trial_sum_load / state->trial_judged -
+				 state->trial_load) >
+			AUTO_TRIAL_MAX_LOAD_CHANGE * state->trial_load)
+		{
+			/* the windows' mean load is another load's: start them again */
+			state->trial_judged = 0;
+			state->trial_sum_rate = 0;
+			state->trial_sum_wait_ns = 0;
+			state->trial_sum_load = 0;
+		}
+
+		if (state->trial_judged >= state->trial_needed)
+		{
+			double		mean_rate = state->trial_sum_rate / state->trial_judged;
+			double		mean_wait_ns = state->trial_sum_wait_ns /
+				state->trial_judged;
+			double		margin = state->trial_margin;
+
+			state->trial_from = 0;
+			if (grew)
 			{
 				/*
-				 * A gain under the margin, but a part of it, still contended:
-				 * the gain of a doubling grows with the number while backends
-				 * still share locks, so try one more, judged against the same
-				 * baseline.
+				 * A first doubling goes to at most twice from; a look-ahead
+				 * doubles a first doubling that was below the limit, so
+				 * beyond twice from.
 				 */
-				target = Min(current * 2, limit);
-				reason = AUTO_REASON_LOOK_AHEAD;
-				state->trial_from = from;
-				state->hot_windows = 0;
+				bool		looked_ahead = current > 2 * from;
+				bool		no_more_sleep = mean_wait_ns <= state->trial_wait_ns;
+
+				if (no_more_sleep &&
+					mean_rate >= state->trial_rate * (1.0 + margin))
+				{
+					kept_grow = true;
+					state->since_settled_s = 0;
+					state->last_grow_from = from;
+					state->since_grow_s = 0;
+					state->grown_load = state->trial_load;
+					/* back to where a kept halving came from: slower to halve */
+					if (current == state->last_down_from)
+						down_hold_double(state, current);
+				}
+				else if (no_more_sleep &&
+						 mean_rate >= state->trial_rate *
+						 (1.0 + margin * AUTO_LOOK_AHEAD_PART) &&
+						 hot && !looked_ahead && current < limit)
+				{
+					/*
+					 * A gain under the margin, but a part of it, still
+					 * contended: the gain of a doubling grows with the number
+					 * while backends still share locks, so try one more,
+					 * judged against the same baseline.
+					 */
+					target = Min(current * 2, limit);
+					reason = AUTO_REASON_LOOK_AHEAD;
+					state->trial_from = from;
+					state->trial_to = target;
+					state->trial_windows = 0;
+					state->trial_judged = 0;
+					state->trial_sum_rate = 0;
+					state->trial_sum_wait_ns = 0;
+					state->trial_sum_load = 0;
+				}
+				else
+				{
+					target = Max(from, min);
+					reason = AUTO_REASON_UNDO;
+					ceiling_set(state, target);
+				}
+			}
+			else if (mean_rate >= state->trial_rate * (1.0 - margin))
+			{
+				/*
+				 * Fewer locks did as well: they stay, and the grow back to
+				 * from is as good as tried and undone.
+				 */
+				state->since_settled_s = 0;
+				state->last_down_from = from;
+				ceiling_set(state, current);
+				state->grown_load = 0;
+				grow_backoff(state, current);
 			}
 			else
 			{
-				target = Max(from, min);
-				reason = AUTO_REASON_UNDO;
-				state->ceiling = target;
-				state->ceiling_left_s = state->ceiling_hold_s;
-				state->ceiling_hold_s = Min(state->ceiling_hold_s * 2,
-											AUTO_CEILING_HOLD_MAX_S);
-				state->hot_windows = 0;
-				state->quiet_windows = 0;
+				target = Min(from, max);
+				reason = AUTO_REASON_FEWER_HURT;
+				down_hold_double(state, from);
 			}
+		}
+		else if (state->trial_windows >=
+				 state->trial_needed + AUTO_TRIAL_SPARE_WINDOWS)
+		{
+			/*
+			 * The load moved or went idle too long to tell: go back to where
+			 * the trial began, as if the change had not helped.
+			 */
+			state->trial_from = 0;
+			reason = AUTO_REASON_UNJUDGED;
+			if (grew)
+			{
+				target = Max(from, min);
+				ceiling_set(state, target);
+				/* the contention it answered did not last */
+				hot_backoff(state);
+			}
+			else
+			{
+				target = Min(from, max);
+				down_hold_double(state, from);
+			}
+		}
+
+		if (reason != NULL || state->trial_from > 0)
+		{
+			/* changed, or still on trial: no streak carries over */
+			state->hot_windows = 0;
+			state->quiet_windows = 0;
+			if (target != current)
+				recent_forget(state);
+			verdict->target = target;
+			verdict->reason = reason;
+			return;
 		}
 	}
 
-	if (reason != NULL)
+	if (hot)
 	{
-		/* undone, or one more doubling on trial: no streak carries over */
-	}
-	else if (hot)
-	{
+		double		gain = Min(AUTO_KEEP_MIN_GAIN,
+							   AUTO_KEEP_GAIN_OF_SHARE * share);
+		int			n = trial_windows_needed(state->spread, gain);
+
 		state->quiet_windows = 0;
 		/* one hot window may be a burst, unless a kept grow preceded it */
-		state->hot_windows = kept_grow ? AUTO_HOT_WINDOWS :
+		state->hot_windows = kept_grow ? state->hot_needed :
 			state->hot_windows + 1;
-		if (current < limit && state->hot_windows >= AUTO_HOT_WINDOWS)
+		if (current < limit && state->hot_windows >= state->hot_needed &&
+			state->recent >= n)
 		{
 			target = Min(current * 2, limit);
 			reason = AUTO_REASON_GROW;
-			state->trial_from = current;
-			state->trial_share = share;
-			state->trial_rate = rate;
-			state->trial_backends = load;
-			state->trial_wait_ns = wait_ns;
+			trial_begin(state, current, target, n,
+						trial_margin(state->spread, gain, n));
 			state->hot_windows = 0;
 
 			/*
@@ -356,6 +816,9 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 				reason = AUTO_REASON_SHRINK;
 				state->last_shrink_from = current;
 				state->since_shrink_s = 0;
+				state->since_settled_s = 0;
+				state->grown_load = 0;
+				grow_backoff(state, target);
 			}
 			state->quiet_windows = 0;
 		}
@@ -366,6 +829,35 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 		state->hot_windows = 0;
 	}
 
+	/*
+	 * Contended, and held long enough at a number above the floor: try the
+	 * halving.  The start is a guess and a kept grow a judgement on noisy
+	 * windows; only a trial downwards can tell that fewer locks, which cost
+	 * every flush and every all-lock acquisition less, do as well.
+	 */
+	if (reason == NULL && !quiet && current > min &&
+		(state->since_settled_s >=
+		 down_hold(state, current, recent_mean_load(state)) ||
+		 grown_for_another_load(state)))
+	{
+		int			n = trial_windows_needed(state->spread, AUTO_KEEP_MIN_GAIN);
+
+		/*
+		 * Nothing presses: wait until the load has held still for as many
+		 * windows as a trial can have, so that a burst does not judge it.
+		 */
+		if (recent_still(state))
+		{
+			target = Max(current / 2, min);
+			reason = AUTO_REASON_TRY_FEWER;
+			trial_begin(state, current, target, n,
+						trial_margin(state->spread, AUTO_KEEP_MIN_GAIN, n));
+			state->hot_windows = 0;
+		}
+	}
+
+	if (target != current)
+		recent_forget(state);
 	verdict->target = target;
 	verdict->reason = reason;
 }

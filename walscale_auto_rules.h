@@ -9,7 +9,8 @@
  * c.h, so that t/unit/test_auto_rules.c can call them outside the server
  * (t/010_auto_rules.pl) and sim/ can drive them in a simulated server
  * (make simulate).  walscale_auto.c gathers the figures and applies the
- * decisions.  The README's "Auto mode" section argues each constant.
+ * decisions.  The header comment of walscale_auto_rules.c argues each rule
+ * and constant; here they are named.
  *
  * Copyright (c) 2026, walscale developers
  *
@@ -18,57 +19,49 @@
 #ifndef WALSCALE_AUTO_RULES_H
 #define WALSCALE_AUTO_RULES_H
 
-/*
- * Contention, as the share of active backend time spent asleep on the
- * insertion locks: grow at or above the first, count a window as quiet
- * below the second.
- */
+/* The constants; walscale_auto_rules.c argues each. */
+
+/* the blocked share: grow at or above, quiet below */
 #define AUTO_GROW_BLOCKED_SHARE		0.05
 #define AUTO_SHRINK_BLOCKED_SHARE	0.005
 
-/* below this many acquisitions, a window is idle: nothing to judge */
+/* a window with fewer acquisitions is idle; with fewer sleeps, not hot */
 #define AUTO_MIN_ACQUISITIONS	500
-
-/* below this many blocking waits, a window's share is too noisy to grow on */
 #define AUTO_MIN_WAITS			20
 
-/* contended windows in a row before a grow that no kept grow preceded */
+/* contended windows in a row before a grow, their most after backoffs */
 #define AUTO_HOT_WINDOWS		2
+#define AUTO_HOT_WINDOWS_MAX	32
+#define AUTO_GROW_BACKOFF_DECAY_S	21600.0
 
-/*
- * A grow is kept only if, in the window after it, the sleep per acquisition
- * did not rise and the insertion rate per running backend (acquisitions per
- * second over the fewer of the active backends and the CPUs) rose by
- * AUTO_KEEP_MIN_GAIN, or by AUTO_KEEP_GAIN_OF_SHARE of the share before the
- * grow if that is less.  Otherwise it is undone, and the number it came from
- * becomes a ceiling for AUTO_CEILING_HOLD_S, doubled at each failure in a
- * row up to AUTO_CEILING_HOLD_MAX_S.  A window whose active backends differ
- * from the grow's by more than AUTO_TRIAL_MAX_LOAD_CHANGE cannot judge it:
- * the load changed, not only the locks.  A grow whose rate rose by less, but
- * by AUTO_LOOK_AHEAD_PART of that gain, in a window still contended, doubles
- * once more (AUTO_REASON_LOOK_AHEAD), and the two are kept or undone
- * together, against the first one's baseline.
- */
+/* the trial: its margin, the noise and the windows it is judged on */
 #define AUTO_KEEP_MIN_GAIN			0.03
 #define AUTO_KEEP_GAIN_OF_SHARE		0.5
+#define AUTO_LOOK_AHEAD_PART		0.5
+#define AUTO_TRIAL_Z				2.5
+#define AUTO_TRIAL_WINDOWS_MAX		30
+#define AUTO_TRIAL_SPARE_WINDOWS	12
 #define AUTO_TRIAL_MAX_LOAD_CHANGE	0.1
+#define AUTO_LOAD_MOVED				0.2
+#define AUTO_LOAD_STEP				2.0
+#define AUTO_SPREAD_START			0.10
+#define AUTO_SPREAD_WEIGHT			(1.0 / 16)
+
+/* the ceiling an undone grow leaves, and the hold before a halving */
 #define AUTO_CEILING_HOLD_S			600.0
 #define AUTO_CEILING_HOLD_MAX_S		86400.0
-#define AUTO_LOOK_AHEAD_PART		0.5
+#define AUTO_DOWN_HOLD_S			1800.0
 
-/*
- * Quiet windows in a row before a shrink, and their most after backoffs; a
- * backoff halves after AUTO_BACKOFF_DECAY_S without another.
- */
+/* quiet windows in a row before a shrink, their most, their backoff's decay */
 #define AUTO_QUIET_WINDOWS		6
 #define AUTO_QUIET_WINDOWS_MAX	96
 #define AUTO_BACKOFF_DECAY_S	3600.0
 
-/*
- * A shrink is not taken if it would merge two locks in use; a lock is in use
- * with at least this part of an even share of the window's acquisitions.
- */
+/* a lock is in use, for a shrink, with this part of an even share */
 #define AUTO_MERGE_MIN_EVEN_SHARE	0.25
+
+/* numbers of locks from 1 to 4096 have their own holds */
+#define AUTO_LEVELS					13
 
 /* what a closed window measured, and the bounds it is judged within */
 typedef struct AutoWindowFigures
@@ -90,21 +83,59 @@ typedef struct AutoWindowFigures
 typedef struct AutoRulesState
 {
 	int			hot_windows;	/* contended windows in a row */
+	int			hot_needed;		/* hot windows the next grow needs */
+	double		since_hot_backoff_s;	/* since hot_needed last doubled */
+	int			last_grow_from; /* the number before the last kept grow */
+	double		since_grow_s;	/* since the last kept grow */
+	double		grown_load;		/* the load it was judged under; 0: none */
 	int			quiet_windows;	/* quiet windows in a row */
 	int			quiet_needed;	/* quiet windows the next shrink needs */
 	double		since_backoff_s;	/* time since quiet_needed last doubled */
 	int			last_shrink_from;	/* the number before the last shrink */
 	double		since_shrink_s; /* time since the last shrink */
-	/* a grow on trial: the number it came from (0: none) and its figures */
+
+	/*
+	 * The windows at the number in effect since it changed or the load moved,
+	 * the newest last: the baseline of the next trial
+	 */
+	int			recent;
+	double		recent_rate[AUTO_TRIAL_WINDOWS_MAX];
+	double		recent_wait_ns[AUTO_TRIAL_WINDOWS_MAX]; /* sleep per acquisition */
+	double		recent_load[AUTO_TRIAL_WINDOWS_MAX];	/* active, or cpus */
+	double		spread;			/* mean |log| of a window's rate ratio */
+
+	/* a change on trial: the number it came from (0: none), its baseline */
 	int			trial_from;
-	double		trial_share;
+	int			trial_to;
+	int			trial_needed;	/* windows that judge it */
+	double		trial_margin;
 	double		trial_rate;
-	double		trial_backends; /* active, or cpus when unknown */
-	double		trial_wait_ns;	/* sleep per acquisition */
+	double		trial_wait_ns;
+	double		trial_load;
+	/* the windows since the change, and those that can judge it */
+	int			trial_windows;
+	int			trial_judged;
+	double		trial_sum_rate;
+	double		trial_sum_wait_ns;
+	double		trial_sum_load;
+
 	/* the ceiling a failed grow left (0: none), and for how long */
 	int			ceiling;
 	double		ceiling_left_s;
-	double		ceiling_hold_s; /* the hold the next failure gets */
+
+	/* halvings under contention */
+	double		since_settled_s;	/* since the number last moved for good */
+	int			last_down_from; /* the number before the last kept halving */
+
+	/*
+	 * Per number of locks (AUTO_LEVELS powers of two): the ceiling the next
+	 * failed grow from it leaves, and how long it is held before its halving
+	 * is tried; each with the load it was learnt under (0: none)
+	 */
+	double		grow_hold_s[AUTO_LEVELS];
+	double		grow_hold_load[AUTO_LEVELS];
+	double		down_hold_s[AUTO_LEVELS];
+	double		down_hold_load[AUTO_LEVELS];
 } AutoRulesState;
 
 /* the decision on one window */
@@ -117,12 +148,16 @@ typedef struct AutoVerdict
 	double		blocked_share;	/* of active backend time */
 	double		rate;			/* acquisitions per s per running backend */
 	int			locks_used;		/* active locks acquired at least once */
+	double		spread;			/* the noise, as AutoRulesState.spread */
 } AutoVerdict;
 
 /* reasons, for tests and walscale_auto_decisions */
 #define AUTO_REASON_GROW		"contention"
 #define AUTO_REASON_UNDO		"grow did not help"
+#define AUTO_REASON_UNJUDGED	"change could not be judged"
 #define AUTO_REASON_LOOK_AHEAD	"look-ahead: grow helped under the margin"
+#define AUTO_REASON_TRY_FEWER	"try fewer"
+#define AUTO_REASON_FEWER_HURT	"fewer did not keep the rate"
 #define AUTO_REASON_SHRINK		"locks unused"
 #define AUTO_REASON_FLOOR		"below the floor"
 #define AUTO_REASON_MAX			"above the maximum"

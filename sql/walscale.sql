@@ -154,8 +154,8 @@ DROP ROLE regress_walscale_reader;
 
 DROP EXTENSION walscale;
 
--- version 1.0's SQL keeps working with this module, and updates to 1.1,
--- 1.2, then 1.3
+-- version 1.0's SQL keeps working with this module, and updates to each
+-- version in turn
 CREATE EXTENSION walscale VERSION '1.0';
 SELECT count(*) AS locks FROM walscale_stats;
 SELECT insert_locks, insert_lock_attempts, fastpath_groups, fastpath_groups_source
@@ -189,6 +189,19 @@ SELECT count(*) >= 0 AS decisions_1_4_read,
        coalesce(bool_and(active_backends >= 0 AND blocked_share >= 0), true) AS figures_sane
 FROM walscale_auto_decisions;
 SELECT has_table_privilege('public', 'walscale_auto_decisions', 'SELECT') AS decisions_readable;
+ALTER EXTENSION walscale UPDATE TO '1.5';
+SELECT string_agg(attname, ', ' ORDER BY attnum) AS decisions_columns
+FROM pg_attribute
+WHERE attrelid = 'walscale_auto_decisions'::regclass AND attnum > 12;
+SELECT count(*) >= 0 AS decisions_1_5_read,
+       coalesce(bool_and(rate IS NULL OR (rate >= 0 AND rate_spread >= 0)), true) AS figures_sane
+FROM walscale_auto_decisions;
+SELECT has_table_privilege('public', 'walscale_auto_decisions', 'SELECT') AS decisions_readable;
+DROP EXTENSION walscale;
+
+-- version 1.4, installed as it is, reads the 1.5 module's decisions
+CREATE EXTENSION walscale VERSION '1.4';
+SELECT count(*) >= 0 AS decisions_1_4_read FROM walscale_auto_decisions;
 DROP EXTENSION walscale;
 
 -- version 1.1, installed as it is, keeps working too

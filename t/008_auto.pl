@@ -13,10 +13,10 @@
 #     that each window's figures justify (a share of active backend time
 #     blocked at or above the grow threshold, with the sampler's count of
 #     active backends; a grow that gained under the margin may double once
-#     more on the same trial), within four of auto mode's windows of the
-#     load, and then stops growing: the share fell below the threshold, a
-#     grow that did not help was undone (and no grow follows while its
-#     ceiling holds), or it reached its maximum.
+#     more on the same trial), once it has the windows of a baseline (at
+#     most AUTO_TRIAL_WINDOWS_MAX, as many as the noise it measured asks),
+#     and each grow is judged: kept, undone, or undone for want of windows
+#     that could judge it, within its windows and their spare.
 # (c) Under 1 client it shrinks, for unused locks, and stays small; under 2
 #     clients from 1 lock it stays small.
 # (d) Under steady load it makes a bounded number of changes and does not
@@ -42,14 +42,18 @@ use lib $FindBin::RealBin;
 use WalscaleTest;
 use WalscaleStorm;
 
-my $interval = 2;    # walscale.auto_interval, seconds
+my $interval = 1;    # walscale.auto_interval, seconds
 my $steady_seconds = $ENV{WALSCALE_AUTO_STEADY_SECONDS} // 60;
 
 # the controller's thresholds (walscale_auto_rules.h)
 my $grow_share = 0.05;
 my $shrink_share = 0.005;
 my $min_acquisitions = 500;    # a window with fewer is idle
+my $trial_windows_max = 30;    # the most windows a baseline or a trial has
+my $trial_spare_windows = 12;
 my $look_ahead = 'look-ahead: grow helped under the margin';
+my $undo = 'grow did not help';
+my $unjudged = 'change could not be judged';
 
 my $node = PostgreSQL::Test::Cluster->new('auto');
 $node->init;
@@ -148,8 +152,9 @@ sub windows_since
 	{
 		next
 		  unless $line =~
-		  /walscale: auto mode (holds|raises|lowers) .*?: ([\d.]+)% (?:of active backend time )?blocked.* (\d+) acquisitions in /;
-		push @windows, { did => $1, share => $2 / 100, acquisitions => $3 };
+		  /walscale: auto mode (holds|raises|lowers) .*?: ([\d.]+)% (?:of active backend time )?blocked.* (\d+) acquisitions in [\d.]+ s(?:.*, (on trial|settled))?/;
+		push @windows,
+		  { did => $1, share => $2 / 100, acquisitions => $3, trial => $4 // '' };
 	}
 	return @windows;
 }
@@ -157,7 +162,7 @@ sub windows_since
 sub describe_windows
 {
 	return join('; ',
-		map { sprintf('%s %.2f%% %d', $_->{did}, 100 * $_->{share}, $_->{acquisitions}) } @_);
+		map { sprintf('%s %.2f%% %d %s', $_->{did}, 100 * $_->{share}, $_->{acquisitions}, $_->{trial}) } @_);
 }
 
 # The decisions after $since that changed the number: a list of hashes.
@@ -202,62 +207,47 @@ sub in_effect
 {
 	my $log_offset = -s $node->logfile;
 	my $since = restart_auto_from(1);
-	my $run = start_pgbench($node, 32, 30, '--file' => $script);
-	finish_pgbench($run, '32 clients');
-	my $server_end = $node->safe_psql('postgres', 'SELECT extract(epoch FROM clock_timestamp())');
+	# time for a baseline, a grow and its trial with its spare windows
+	my $seconds = (2 * ($trial_windows_max + 4) + $trial_spare_windows) * $interval;
+	finish_pgbench(start_pgbench($node, 32, $seconds, '--file' => $script), '32 clients');
 	my @changes = changes_since($since);
 	note('32 clients from 1 lock: ' . describe(@changes));
 	my @windows = windows_since($log_offset);
 	note('32 clients from 1 lock, each window: ' . describe_windows(@windows));
-
-	# Growing stops once the share is below the threshold, or a grow that
-	# did not help was undone: no change in the last three windows of the
-	# load, or an undo last (its ceiling holds for an hour).  A load that sits on a threshold may
-	# tip over it late, so a run that ended with a recent grow gets more of
-	# the same load, in rounds of ten windows, until a round ends quiet (at
-	# most four rounds: each grow halves the clients per lock).
 	my $final = in_effect();
-	my $undone = sub { @_ && $_[-1]->{reason} eq 'grow did not help' };
-	my $settled = !@changes || $changes[-1]->{at} <= $server_end - 3 * $interval
-	  || $undone->(@changes);
-	my $rounds = 0;
-	while (!$settled && $final < $max && $rounds < 4)
-	{
-		$rounds++;
-		my $round_since = server_now();
-		finish_pgbench(start_pgbench($node, 32, 10 * $interval, '--file' => $script),
-			"32 clients, round $rounds");
-		my $round_end = $node->safe_psql('postgres', 'SELECT extract(epoch FROM clock_timestamp())');
-		my @more = changes_since($round_since);
-		note("32 clients, round $rounds of more load: " . describe(@more));
-		push @changes, @more;
-		$final = in_effect();
-		$settled = !@more || $more[-1]->{at} <= $round_end - 3 * $interval
-		  || $undone->(@changes);
-	}
 
 	my @grows = grep { $_->{to} > $_->{from} } @changes;
 	cmp_ok(scalar @grows, '>=', 1, '32 clients: auto mode grew from 1 lock');
+
+	# every change follows a rule: a grow for contention, a look-ahead on
+	# it, the undo of a trial back to where it began, a halving tried and
+	# its undo
 	my $bad = 0;
-	for my $i (0 .. $#changes)
+	my $trial_from;
+	for my $c (@changes)
 	{
-		my $c = $changes[$i];
-		next if $c->{to} > $c->{from};
-		# an undo goes back to where its trial began: the grow just before
-		# it, or the grow before the look-ahead just before it
-		my $first = $i - 1;
-		$first--
-		  if $first > 0 && $changes[$first]->{reason} eq $look_ahead
-		  && $changes[ $first - 1 ]->{to} == $changes[$first]->{from};
-		$bad++
-		  unless $i > 0
-		  && $c->{reason} eq 'grow did not help'
-		  && $changes[ $i - 1 ]->{to} == $c->{from}
-		  && $changes[$first]->{from} == $c->{to};
+		my $r = $c->{reason};
+		if ($r eq 'contention' || $r eq 'try fewer')
+		{
+			$trial_from = $c->{from};
+		}
+		elsif ($r eq $look_ahead)
+		{
+			$bad++ unless defined $trial_from && $c->{to} == 2 * $c->{from};
+		}
+		elsif ($r eq $undo || $r eq $unjudged || $r eq 'fewer did not keep the rate')
+		{
+			$bad++ unless defined $trial_from && $c->{to} == $trial_from;
+			undef $trial_from;
+		}
+		else
+		{
+			$bad++;
+		}
 	}
 	is($bad, 0,
-		'32 clients: every change was a grow, or the undo of the trial before it (a grow, and its look-ahead if any)');
-	my @undos = grep { $_->{reason} eq 'grow did not help' } @changes;
+		'32 clients: every change was a grow or a halving tried, a look-ahead on a grow, or the undo of the trial before it, back to where it began');
+	my @undos = grep { $_->{reason} eq $undo || $_->{reason} eq $unjudged } @changes;
 	my $grows_after_undo = 0;
 	if (@undos)
 	{
@@ -267,33 +257,54 @@ sub in_effect
 	is($grows_after_undo, 0, '32 clients: no grow past the ceiling an undo left');
 	# Counted in the worker's windows, from the first that had the load: a
 	# client's clock would count pgbench's connecting and a slow machine's
-	# delays as the controller's.  Two contended windows grow; four allow
-	# the first, partly loaded, and one more to fall short.
+	# delays as the controller's.  A grow needs two contended windows in a
+	# row and a baseline of as many windows as the noise asks, at most
+	# AUTO_TRIAL_WINDOWS_MAX; windows of a load that stepped start the
+	# baseline again.
 	my ($first_loaded) = grep { $windows[$_]->{acquisitions} >= $min_acquisitions } 0 .. $#windows;
 	my ($first_raise) = grep { $windows[$_]->{did} eq 'raises' } 0 .. $#windows;
 	ok(defined $first_loaded && defined $first_raise && $first_raise >= $first_loaded
-		  && $first_raise - $first_loaded < 4,
-		'32 clients: the first grow came within four windows of the load');
+		  && $first_raise - $first_loaded < 2 * $trial_windows_max,
+		'32 clients: the first grow came within twice AUTO_TRIAL_WINDOWS_MAX windows of the load'
+	) or diag("first loaded window $first_loaded, first grow at window " . ($first_raise // 'none'));
 	is(scalar(grep { $_->{to} != ($_->{from} * 2 < $max ? $_->{from} * 2 : $max) } @grows),
 		0, '32 clients: each grow doubled the number, up to the maximum');
 	is(scalar(grep {
-				!($_->{share} >= $grow_share
+				$_->{reason} ne 'contention' && $_->{reason} ne $look_ahead
+				  || !($_->{share} >= $grow_share
 					&& $_->{backends} > 0
-					&& abs($_->{share} - $_->{blocked} / 1000 / $_->{backends}) < 1e-6
-					&& ($_->{reason} eq 'contention' || $_->{reason} eq $look_ahead))
+					&& abs($_->{share} - $_->{blocked} / 1000 / $_->{backends}) < 1e-6)
 			} @grows),
 		0,
 		"32 clients: each grow (or look-ahead) had $grow_share or more of active backend time blocked, from the sampler's count of active backends");
-	ok($settled || $final == $max,
-		"32 clients: growth stopped at $final locks (below the threshold, or a grow undone) at least three windows before the load ended ($rounds more rounds of load), or reached the maximum $max");
+
+	# each trial ends, kept (a window holds, settled) or undone, within its
+	# windows and their spare: a grow is never left untested
+	my $untested = 0;
+	for my $g (grep { $windows[$_]->{did} eq 'raises' } 0 .. $#windows)
+	{
+		my ($end) = grep { $windows[$_]->{trial} eq 'settled' || $windows[$_]->{did} ne 'holds' }
+		  $g + 1 .. $#windows;
+		next if !defined $end && $#windows - $g <= $trial_windows_max + $trial_spare_windows;
+		$untested++
+		  if !defined $end || $end - $g > $trial_windows_max + $trial_spare_windows;
+	}
+	is($untested, 0,
+		'32 clients: each grow was kept or undone within AUTO_TRIAL_WINDOWS_MAX + AUTO_TRIAL_SPARE_WINDOWS windows');
 	cmp_ok($final, '<=', $max, '32 clients: never above the maximum');
 
-	# (c) then 1 client: the unused locks go, and the number stays small
+	# (c) then 1 client: the unused locks go, and the number stays small.
+	# A grow still on trial is first undone for want of windows that can
+	# judge it (the load stepped): up to AUTO_TRIAL_WINDOWS_MAX +
+	# AUTO_TRIAL_SPARE_WINDOWS windows, then the quiet windows of a shrink.
 	my $since1 = server_now();
-	finish_pgbench(start_pgbench($node, 1, 8 * $interval + 6, '--file' => $script),
+	finish_pgbench(
+		start_pgbench($node, 1, ($trial_windows_max + $trial_spare_windows + 10) * $interval,
+			'--file' => $script),
 		'1 client');
 	my @shrinks = changes_since($since1);
 	note('1 client after 32: ' . describe(@shrinks));
+	shift @shrinks if @shrinks && $shrinks[0]->{reason} eq $unjudged;
 	if ($final > 1)
 	{
 		cmp_ok(scalar @shrinks, '>=', 1, '1 client: auto mode shrank');
@@ -302,7 +313,7 @@ sub in_effect
 						&& $_->{share} < $shrink_share && $_->{used} * 2 <= $_->{from})
 				} @shrinks),
 			0,
-			"1 client: each change was a shrink, with less than $shrink_share of active backend time blocked and at most half the locks used");
+			"1 client: after the undo of a trial left from 32 clients, each change was a shrink, with less than $shrink_share of active backend time blocked and at most half the locks used");
 	}
 	cmp_ok(in_effect(), '<', $final > 1 ? $final : 2, '1 client: fewer locks than under 32 clients');
 }

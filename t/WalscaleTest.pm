@@ -2,7 +2,8 @@
 # Copyright (c) 2026, walscale developers
 
 # What more than one TAP file needs: a time limit, queries over
-# walscale_stats, and pgbench load in the background.
+# walscale_stats, pgbench load in the background, and C unit programs built
+# with the tested server's compiler.
 
 package WalscaleTest;
 
@@ -10,13 +11,16 @@ use strict;
 use warnings FATAL => 'all';
 
 use Exporter 'import';
+use File::Basename qw(dirname);
+use FindBin;
 use IPC::Run;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use Text::ParseWords qw(shellwords);
 
 our @EXPORT =
   qw(write_case_conf stats_summary_query inconsistent_locks_query reset_while_idle
-  start_pgbench finish_pgbench);
+  start_pgbench finish_pgbench run_unit_program);
 
 # A file that hangs must fail, not stall the whole run until CI gives up (one
 # CI run sat 75 minutes in t/101): WALSCALE_TEST_TIME_LIMIT seconds (default
@@ -192,6 +196,85 @@ sub finish_pgbench
 	my ($processed) =
 	  $run->{out} =~ /transactions actually processed: (\d+)/;
 	return $processed // 0;
+}
+
+# Build a C unit program of t/unit with the compiler and flags of the
+# server under test (make installcheck puts its bindir first in PATH; a
+# PG_CONFIG given to make is in the environment) and walscale's sources
+# given, relative to the repository, and libm; run it, and turn each of its
+# TAP lines into a test of this file, its comments into diagnostics.  It
+# needs no server.
+sub run_unit_program
+{
+	my ($program, @sources) = @_;
+	my $repo = dirname($FindBin::RealBin);
+	my $pg_config = $ENV{PG_CONFIG} // 'pg_config';
+	my $words = sub {
+		my ($option) = @_;
+		my ($out, $err);
+		IPC::Run::run([ $pg_config, $option ], '>' => \$out, '2>' => \$err)
+		  or BAIL_OUT("$pg_config $option failed: $err");
+		chomp $out;
+		return shellwords($out);
+	};
+	my ($includedir_server) = $words->('--includedir-server');
+	my ($libdir) = $words->('--libdir');
+	my $dir = PostgreSQL::Test::Utils::tempdir($program);
+	my $binary = "$dir/$program";
+	my @build = (
+		$words->('--cc'), $words->('--cflags'),
+		$words->('--cppflags'), '-DFRONTEND',
+		"-I$repo", "-I$includedir_server",
+		'-o' => $binary,
+		"$repo/t/unit/$program.c", map({ "$repo/$_" } @sources),
+		"-L$libdir", $words->('--ldflags'),
+		# -lpgcommon -lpgport among them: c.h makes printf pg_printf
+		$words->('--libs'), '-lm');
+	note(join(' ', @build));
+
+	my ($out, $err) = ('', '');
+	my $built = IPC::Run::run(
+		\@build,
+		'>' => \$out,
+		'2>' => \$err,
+		IPC::Run::timeout($PostgreSQL::Test::Utils::timeout_default));
+	diag("compiler output:\n$out$err") if $out ne '' || $err ne '';
+	ok($built, "$program.c builds with the server's compiler and flags");
+	return unless $built;
+
+	($out, $err) = ('', '');
+	IPC::Run::run(
+		[$binary],
+		'>' => \$out,
+		'2>' => \$err,
+		IPC::Run::timeout($PostgreSQL::Test::Utils::timeout_default));
+	my $status = $?;
+
+	my ($planned, $results) = (undef, 0);
+	for my $line (split /\n/, $out)
+	{
+		if ($line =~ /^(not )?ok (\d+)(?: - (.*))?$/)
+		{
+			$results++;
+			ok(!defined $1, 'unit: ' . ($3 // "test $2"));
+		}
+		elsif ($line =~ /^1\.\.(\d+)$/)
+		{
+			$planned = $1;
+		}
+		elsif ($line =~ /^#/)
+		{
+			diag($line);
+		}
+		else
+		{
+			diag("unexpected output: $line");
+		}
+	}
+	diag($err) if $err ne '';
+	is($results, $planned // -1, "$program ran the tests of its plan");
+	is($status, 0, "$program exits with status 0");
+	return;
 }
 
 1;
