@@ -3,7 +3,7 @@
 
 MODULE_big = walscale
 OBJS = walscale.o walscale_worker.o walscale_advice.o walscale_auto.o walscale_auto_rules.o \
-	walscale_waits.o walscale_fastpath.o walscale_counters.o walscale_common.o
+	walscale_cpus.o walscale_waits.o walscale_fastpath.o walscale_counters.o walscale_common.o
 EXTENSION = walscale
 # as pg_stat_statements: the first version's script and the upgrades, which
 # CREATE EXTENSION runs in turn to reach default_version

@@ -24,7 +24,6 @@
 #include "postgres.h"
 
 #include <math.h>
-#include <sched.h>
 #include <unistd.h>
 
 #include "access/xlog.h"
@@ -36,6 +35,7 @@
 
 #include "walscale_auto.h"
 #include "walscale_counters.h"
+#include "walscale_cpus.h"
 #include "walscale_waits.h"
 #include "walscale_auto_rules.h"
 
@@ -130,112 +130,11 @@ walscale_auto_shmem_init(LWLock *lock, bool found)
 	}
 }
 
-/* CPUs in this process's affinity mask; 0 if the system will not say. */
-static int
-affinity_cpus(void)
-{
-#ifdef CPU_COUNT_S
-	for (int size = 1024; size <= 65536; size *= 2)
-	{
-		cpu_set_t  *set = CPU_ALLOC(size);
-		size_t		bytes = CPU_ALLOC_SIZE(size);
-		int			n = 0;
-
-		if (set == NULL)
-			return 0;
-		if (sched_getaffinity(0, bytes, set) == 0)
-			n = CPU_COUNT_S(bytes, set);
-		CPU_FREE(set);
-		if (n > 0 || errno != EINVAL)
-			return n;
-	}
-#endif
-	return 0;
-}
-
-/*
- * The CPU quota of cgroup v2's cpu.max ("max 100000", or quota and period
- * in microseconds) at the cgroup of this process and each of its ancestors,
- * the smallest; or cgroup v1's cpu.cfs_quota_us over cpu.cfs_period_us.  0
- * when there is none, or it cannot be read.
- */
-static double
-read_quota(const char *quota_file, const char *period_file)
-{
-	FILE	   *f;
-	char		quota[32] = "";
-	double		period = 0;
-	double		result = 0;
-
-	if ((f = fopen(quota_file, "r")) == NULL)
-		return 0;
-	if (period_file == NULL)
-	{
-		/* v2: both figures in one file */
-		if (fscanf(f, "%31s %lf", quota, &period) != 2)
-			period = 0;
-	}
-	else if (fscanf(f, "%31s", quota) == 1)
-	{
-		FILE	   *p = fopen(period_file, "r");
-
-		if (p == NULL || fscanf(p, "%lf", &period) != 1)
-			period = 0;
-		if (p != NULL)
-			fclose(p);
-	}
-	fclose(f);
-	if (period > 0 && strcmp(quota, "max") != 0 && atof(quota) > 0)
-		result = atof(quota) / period;
-	return result;
-}
-
-static double
-quota_cpus(void)
-{
-	FILE	   *f = fopen("/proc/self/cgroup", "r");
-	char		line[MAXPGPATH];
-	char		path[MAXPGPATH] = "";
-	double		best = 0;
-
-	if (f != NULL)
-	{
-		while (fgets(line, sizeof(line), f) != NULL)
-		{
-			/* cgroup v2: "0::/the/path" */
-			if (strncmp(line, "0::", 3) == 0)
-			{
-				strlcpy(path, line + 3, sizeof(path));
-				path[strcspn(path, "\n")] = '\0';
-			}
-		}
-		fclose(f);
-	}
-	for (;;)
-	{
-		char		file[MAXPGPATH + 32];
-		double		q;
-		char	   *slash;
-
-		snprintf(file, sizeof(file), "/sys/fs/cgroup%s/cpu.max", path);
-		q = read_quota(file, NULL);
-		if (q > 0 && (best == 0 || q < best))
-			best = q;
-		slash = strrchr(path, '/');
-		if (slash == NULL)
-			break;
-		*slash = '\0';
-	}
-	if (best == 0)
-		best = read_quota("/sys/fs/cgroup/cpu/cpu.cfs_quota_us",
-						  "/sys/fs/cgroup/cpu/cpu.cfs_period_us");
-	return best;
-}
-
 /*
  * The CPUs this server may use: those online, in its affinity mask and
- * within its cgroup quota, the fewest.  A 4-CPU container on a 96-core host
- * is a 4-CPU server.  Read once: the bounds it gives must stay put.
+ * within its cgroup quota (walscale_cpus.c), the fewest.  A 4-CPU container
+ * on a 96-core host is a 4-CPU server.  Read once: the bounds it gives must
+ * stay put.
  */
 int
 walscale_auto_cpus(void)
@@ -245,7 +144,8 @@ walscale_auto_cpus(void)
 		long		online = sysconf(_SC_NPROCESSORS_ONLN);
 
 		auto_cpus = walscale_rules_cpus(online > 0 ? (int) Min(online, 4096) : 0,
-										affinity_cpus(), quota_cpus());
+										walscale_cpus_affinity(),
+										walscale_cpus_quota());
 	}
 	return auto_cpus;
 }
