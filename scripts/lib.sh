@@ -86,6 +86,34 @@ as_run_user() {
 	fi
 }
 
+# Real cgroups for t/019_cgroup_cpus.pl (scripts/test-cgroups.sh), made
+# when root and removed when the calling script exits (an EXIT trap): what
+# the test is told goes to test_cgroups_env, and the v2 cgroup the suites
+# must start in, if any, to test_cgroup_runner.
+make_test_cgroups() {
+	local line
+	test_cgroups_env=() test_cgroup_runner=
+	while IFS= read -r line; do
+		test_cgroups_env+=("$line")
+		case $line in
+		WALSCALE_TEST_CGROUP_V2=*) test_cgroup_runner=${line#*=}/runner/cgroup.procs ;;
+		esac
+	done < <("$repo/scripts/test-cgroups.sh" create "$$" "$run_user")
+	[ "$(id -u)" != 0 ] || trap '"$repo/scripts/test-cgroups.sh" remove "$$"' EXIT
+}
+
+# as_run_user "$@" with the test cgroups' environment and, where there is a
+# v2 tree, from its runner cgroup: in v2 the run user may move a process
+# only between cgroups below one it was given (the tree).  Without the cpu
+# controller in that tree (a hybrid host) this changes no scheduling; with
+# it, the suites share one cgroup of the default weight.
+as_run_user_with_test_cgroups() {
+	(
+		[ -z "${test_cgroup_runner:-}" ] || echo "$BASHPID" >"$test_cgroup_runner" || true
+		as_run_user env "${test_cgroups_env[@]}" "$@"
+	)
+}
+
 # A fresh directory under the cache that the run user owns.
 scratch_dir() {
 	# per clone: two clones testing at once must not share a directory

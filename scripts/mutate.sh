@@ -244,7 +244,7 @@ run_test() {
 	fi
 	# timeout signals its whole process group: make, prove and the test,
 	# whose END blocks stop the servers it started
-	as_run_user env PG_STOCK="$PG_STOCK" PG_PATCHED="$PG_PATCHED" \
+	as_run_user_with_test_cgroups env PG_STOCK="$PG_STOCK" PG_PATCHED="$PG_PATCHED" \
 		"${older_env[@]}" \
 		WALSCALE_CORE_VERSION="$(core_version_of_patches)" WALSCALE_TEST_TIME_LIMIT="$limit" \
 		timeout --kill-after=30 $((limit + 60)) \
@@ -278,6 +278,7 @@ run_test() {
 # --- the run -------------------------------------------------------------------
 
 mkdir -p "$logs"
+make_test_cgroups
 run_start=$(date +%s)
 log "server: $pg_version, $prefix (copy in $work)"
 

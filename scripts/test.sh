@@ -24,6 +24,7 @@ copy_extension_into "$PG_STOCK" "$PG_OLDER_CORE"
 install_extension_into "$PG_TESTED"
 install_test_modules_into "$PG_TESTED"
 ensure_run_user
+make_test_cgroups
 
 run=$(scratch_dir test)
 cp -a "$repo/Makefile" "$repo/walscale.conf" "$repo/sql" "$repo/expected" "$repo/t" "$repo/monitoring" "$run/"
@@ -39,7 +40,7 @@ fi
 # walscale's own suites run on the flavor with assertions and injection
 # points; PostgreSQL's suites above ran on the plain patched build
 echo "walscale: testing against $PG_TESTED (stock baseline $PG_STOCK, core version $PG_OLDER_CORE_VERSION $PG_OLDER_CORE)"
-as_run_user env PG_STOCK="$PG_STOCK" PG_PATCHED="$PG_TESTED" WALSCALE_INJECTION_POINTS=required \
+as_run_user_with_test_cgroups env PG_STOCK="$PG_STOCK" PG_PATCHED="$PG_TESTED" WALSCALE_INJECTION_POINTS=required \
 	PG_OLDER_CORE="$PG_OLDER_CORE" PG_OLDER_CORE_VERSION="$PG_OLDER_CORE_VERSION" WALSCALE_OLDER_CORE=required \
 	WALSCALE_CORE_VERSION="$(core_version_of_patches)" \
 	make --no-print-directory -C "$run" installcheck PG_CONFIG="$PG_TESTED/bin/pg_config" \
