@@ -77,19 +77,31 @@
  *	 the margin, in a window still contended, doubles once more on the same
  *	 trial, and the two are kept or undone together against the first
  *	 baseline.  Once per trial.
- * - AUTO_TRIAL_MAX_LOAD_CHANGE, 10%: a window whose active backends
- *	 differ from the baseline's by more cannot judge: the load moved, not
- *	 only the locks.  Active, not running: beyond the CPU count the
- *	 running number stops moving while the load still grows.
+ * The load.  A change is judged only against the load it was made under,
+ * measured as the active backends the sampler saw; a window's count may
+ * wander far from the next's (on this project's 2-core VM, 1 to 8 active
+ * backends in turn under 32 steady clients), so loads are compared as
+ * means, and a single window only for a step.
+ *
+ * - AUTO_LOAD_STEP, twice: a window with more than twice, or less than
+ *	 half, the active backends of the baseline does not count for a trial
+ *	 (a burst, or its end), nor its ratio to the window before it for the
+ *	 spread.
+ * - AUTO_TRIAL_MAX_LOAD_CHANGE, 10%: the trial's windows, on their mean,
+ *	 must have the baseline's load within this, or they start again: the
+ *	 load moved, not only the locks.  Active, not running: beyond the CPU
+ *	 count the running number stops moving while the load still grows.
  * - AUTO_TRIAL_SPARE_WINDOWS, 12: a trial that has not had its n windows
  *	 within n + 12 (two minutes of windows that could not judge it) is
  *	 undone, as if it had not helped.  A change that nothing judged must
  *	 not stay: kept untested, it is the next trial's baseline, and a
  *	 burst's grows would stay after the burst.
- * - AUTO_LOAD_MOVED, 20%: a window this far from the mean load of those
- *	 before it at the same number starts them anew (a new baseline).
- *	 Twice the judging tolerance, so that a load whose active backends
- *	 wander by 10% each window is still one load.
+ * - AUTO_LOAD_MOVED, 20%: what a ceiling's or a halving's hold learnt, and
+ *	 what a kept grow was judged under, belong to a load within this of
+ *	 the load now; the load has held still when AUTO_TRIAL_WINDOWS_MAX
+ *	 windows, none stepped from their mean, have halves whose means are
+ *	 within it.  Twice the judging tolerance, so that a load whose active
+ *	 backends wander by 10% each window is still one load.
  *
  * Growing.  Double, up to the maximum and the ceiling, after hot_needed
  * contended windows in a row (the share at or above the grow share, over
@@ -361,9 +373,7 @@ recent_add(AutoRulesState *state, bool enough, double rate, double wait_ns,
 		recent_forget(state);
 		return;
 	}
-	if (n > 0 && load_stepped(load, recent_mean_load(state)))
-		n = 0;
-	if (n > 0)
+	if (n > 0 && !load_stepped(load, state->recent_load[n - 1]))
 		state->spread += (fabs(log(rate / state->recent_rate[n - 1])) -
 						  state->spread) * AUTO_SPREAD_WEIGHT;
 	if (n == AUTO_TRIAL_WINDOWS_MAX)
@@ -426,19 +436,24 @@ level_of(int locks)
 
 /*
  * Whether the load has held still at the number in effect: as many windows
- * as a trial can have, the mean load of the older half within
- * AUTO_LOAD_MOVED of the newer half's.  A mean, since the active backends
- * of one window may wander far from the next's.
+ * as a trial can have, none of them stepped from their mean (a burst), and
+ * the mean load of the older half within AUTO_LOAD_MOVED of the newer
+ * half's (a drift).  Means, since the active backends of one window may
+ * wander far from the next's.
  */
 static bool
 recent_still(const AutoRulesState *state)
 {
 	int			half = AUTO_TRIAL_WINDOWS_MAX / 2;
+	double		mean = recent_mean_load(state);
 	double		older = 0;
 	double		newer = 0;
 
 	if (state->recent < AUTO_TRIAL_WINDOWS_MAX)
 		return false;
+	for (int i = 0; i < state->recent; i++)
+		if (load_stepped(state->recent_load[i], mean))
+			return false;
 	for (int i = 0; i < half; i++)
 	{
 		older += state->recent_load[i] / half;
@@ -732,6 +747,8 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 				target = Min(from, max);
 				reason = AUTO_REASON_FEWER_HURT;
 				down_hold_double(state, from);
+				/* from is now judged under this load */
+				state->grown_load = 0;
 			}
 		}
 		else if (state->trial_windows >=
@@ -754,6 +771,7 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 			{
 				target = Min(from, max);
 				down_hold_double(state, from);
+				state->grown_load = 0;
 			}
 		}
 

@@ -95,8 +95,8 @@ typedef struct AutoRulesState
 	double		since_shrink_s; /* time since the last shrink */
 
 	/*
-	 * The windows at the number in effect since it changed or the load moved,
-	 * the newest last: the baseline of the next trial
+	 * The windows at the number in effect since it changed or was idle, the
+	 * newest last: the baseline of the next trial
 	 */
 	int			recent;
 	double		recent_rate[AUTO_TRIAL_WINDOWS_MAX];

@@ -1272,26 +1272,26 @@ test_spread(void)
 	   state.recent == 2 && last_verdict.spread == state.spread,
 	   "spread: a window 10%% faster: AUTO_SPREAD_WEIGHT of log(1.1)");
 
-	/* a load that stepped starts the windows anew, and is no ratio */
+	/* a window whose load stepped from the last one's is no ratio */
 	state = fresh_state(16);
 	(void) decide(&state, lukewarm_window(16));
 	w = rate_window(16, LUKEWARM_SHARE, 1.1);
 	w.backends = BACKENDS * AUTO_LOAD_STEP - 0.01;
 	(void) decide(&state, w);
 	ok(state.recent == 2 && state.spread > 0,
-	   "spread: a load just within AUTO_LOAD_STEP times is the same load");
+	   "spread: a load just within AUTO_LOAD_STEP times the last window's: a ratio");
 	state = fresh_state(16);
 	(void) decide(&state, lukewarm_window(16));
 	w.backends = BACKENDS * AUTO_LOAD_STEP + 0.01;
 	(void) decide(&state, w);
-	ok(state.recent == 1 && state.spread == 0,
-	   "spread: a load just beyond it starts anew, no ratio taken");
+	ok(state.recent == 2 && state.spread == 0,
+	   "spread: one just beyond it: a recent window, but no ratio taken");
 	state = fresh_state(16);
 	(void) decide(&state, lukewarm_window(16));
 	w.backends = BACKENDS / AUTO_LOAD_STEP - 0.01;
 	(void) decide(&state, w);
-	ok(state.recent == 1,
-	   "spread: so does one just beyond AUTO_LOAD_STEP times fewer");
+	ok(state.recent == 2 && state.spread == 0,
+	   "spread: nor for one just beyond AUTO_LOAD_STEP times fewer");
 	(void) decide(&state, idle_window(16));
 	is_int(state.recent, 0, "spread: an idle window leaves no recent window");
 	for (int i = 0; i < AUTO_TRIAL_WINDOWS_MAX + 5; i++)
@@ -1480,6 +1480,25 @@ test_down_trial(void)
 		   beyond ? "not still, not tried" : "still, tried");
 	}
 
+	/* one window of a burst among them: not still either */
+	for (int burst = 0; burst < 2; burst++)
+	{
+		state = fresh_state(32);
+		state.since_settled_s = AUTO_DOWN_HOLD_S;
+		for (int i = 0; i < AUTO_TRIAL_WINDOWS_MAX; i++)
+		{
+			w = lukewarm_window(32);
+			if (i == AUTO_TRIAL_WINDOWS_MAX - 2)
+				w.backends = BACKENDS * (burst ? 4 : 1.9);
+			w.blocked_ns = blocked_ns_for(LUKEWARM_SHARE, w.backends, WINDOW_S);
+			(void) decide(&state, w);
+		}
+		ok(burst ? reason_is(NULL) : reason_is(AUTO_REASON_TRY_FEWER),
+		   "fewer: a window of %s times the backends among them: %s",
+		   burst ? "4" : "1.9",
+		   burst ? "stepped from their mean, not still, not tried" : "still, tried");
+	}
+
 	/* judged: kept unless the rate fell by the margin */
 	state = held_state();
 	is_int(last_verdict.target, 16, "fewer: held_state() tries 16");
@@ -1551,6 +1570,21 @@ test_down_trial(void)
 			break;
 	ok(windows == AUTO_TRIAL_WINDOWS_MAX && reason_is(AUTO_REASON_TRY_FEWER),
 	   "fewer: 32 kept for a load that then moved beyond AUTO_LOAD_MOVED: halving tried after AUTO_TRIAL_WINDOWS_MAX windows of the new one");
+	/* that halving hurt: 32 is judged for this load, as any number */
+	w = lukewarm_window(16);
+	w.backends = BACKENDS * (1 + AUTO_LOAD_MOVED) + 0.01;
+	w.acquisitions = ACQUISITIONS / 2;
+	w.blocked_ns = blocked_ns_for(LUKEWARM_SHARE, w.backends, WINDOW_S);
+	is_int(decide(&state, w), 32, "fewer: that halving hurt: back to 32");
+	w = lukewarm_window(32);
+	w.backends = BACKENDS * (1 + AUTO_LOAD_MOVED) + 0.01;
+	w.blocked_ns = blocked_ns_for(LUKEWARM_SHARE, w.backends, WINDOW_S);
+	for (windows = 1; windows < 100000; windows++)
+		if (decide(&state, w) != 32)
+			break;
+	is_int(windows, WINDOWS_IN(2 * AUTO_DOWN_HOLD_S),
+		   "fewer: the next halving from 32 after its doubled hold, not when the load is still again");
+
 	state = grown_state();
 	(void) decide(&state, relieved_window(32));
 	w.backends = BACKENDS * (1 + AUTO_LOAD_MOVED) - 0.01;
