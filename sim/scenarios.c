@@ -2,15 +2,27 @@
  *
  * scenarios.c
  *		The decision code of walscale_auto_rules.c, unmodified, in the loop
- *		of the simulated server, and the scenarios of issue 16 section 4.
+ *		of the simulated server, and the scenarios it is judged on.
  *
- * Each window of walscale.auto_interval (10 s) is simulated as a shorter
- * stretch of model time, window_model_s(): the server's state runs on from
- * one stretch to the next, and the counts the decision sees are scaled up to
- * the 10 s they stand for.  A window's tps is what the stretch ran at.  This
- * time compression is what lets an hour at 480 CPUs run in seconds; its
- * price is noise in each window (fewer acquisitions, some locks unused by
- * chance) that a real 10 s window would not have.
+ * An hour of a scenario is WINDOWS_PER_HOUR windows of window_s = 3600 /
+ * WINDOWS_PER_HOUR seconds each, as with walscale.auto_interval set to
+ * window_s; each window is simulated as WINDOW_MODEL_S of model time, ten
+ * 4-ms time slices at every CPU count.  The server's state runs on from
+ * one window to the next; the counts the rules see are scaled up to the
+ * window_s they stand for, and the scenario's clock (loads, checkpoints,
+ * bgwriter, full-page images) runs window_s per window.  What is
+ * compressed is the number of windows in an hour, not a window's length in
+ * model time: a window holds as many time slices, lock hand-overs and
+ * sleeps as the model needs to be out of its own transients.  The price is
+ * the rest of the compression: a window's figures are those of 40 ms of
+ * model time, with the noise of that many transactions, where a real one
+ * would average a minute; and events on the scenario's clock happen as
+ * often per window as on a server, so that each costs its share of a
+ * window a thousand times over (sim/README.md).
+ *
+ * Only the public functions of walscale_auto_rules.h are called, with the
+ * figures of AutoWindowFigures, so that a rewrite of the rules needs a
+ * rebuild only.
  *
  * Copyright (c) 2026, walscale developers
  *
@@ -28,34 +40,47 @@
 #include "params.h"
 #include "scenarios.h"
 
-#define WINDOW_S		10.0	/* walscale.auto_interval's default */
+#define WINDOWS_PER_HOUR	60
+#define WINDOW_MODEL_S		0.04	/* ten 4-ms time slices */
 #define STOCK_LOCKS		8		/* XLOG_INSERT_LOCKS_DEFAULT */
 #define CORE_MAX_LOCKS	1024	/* XLOG_INSERT_LOCKS_MAX */
 #define DBA_MIN_LOCKS	8		/* walscale.auto_min_locks' default */
 #define AUTO_ATTEMPTS	0		/* walscale.insert_lock_attempts' default */
+#define CHECKPOINT_S	300.0	/* checkpoint_timeout's default */
 #define MAX_WINDOWS		1024
 
 /*
+ * A grow past the knee counts as kept when the count stayed at or above it
+ * for this many windows: longer than a trial of a few windows, whatever the
+ * rules do with it.
+ */
+#define KEPT_WINDOWS	5
+
+/*
  * After a change, each backend starts again from ProcNumber modulo the new
- * count, evenly spread; for about 5 ms of model time (96 CPUs, 2000
- * clients) the server runs faster than it will once stock's lockToTry + 1
- * has bunched backends again.  In a real window of 10 s that is nothing; in
- * a compressed one of 3.3 ms it would be the whole window, and a grow would
- * be judged on it.  So a change settles for this much model time, counted
- * in no window.
+ * count, evenly spread; for a few ms of model time the server runs faster
+ * than it will once stock's lockToTry + 1 has bunched backends again.  In a
+ * real window that is nothing; in one of 40 ms it would be a tenth, and a
+ * grow would be judged on it.  So a change settles for SETTLE_S of model
+ * time, counted in no window.  The resize's all-lock acquisition happens
+ * there too, and the settling goes on while it lasts, up to SETTLE_MAX_S:
+ * on a server it takes microseconds to a second of a window of a minute; a
+ * window of 40 ms that held it would be judged on it alone.
  */
 #define SETTLE_S		0.01
+#define SETTLE_MAX_S	0.2
 
 /*
  * Every run, auto mode's and each fixed count's, starts after WARM_S of
  * model time at its first load: the clients connected, the WAL buffers of
- * (d) full, the start's synchronised transactions spread out.  Each fixed
- * count then runs the whole scenario, as auto mode does: the model takes
- * about a second of model time, hundreds of compressed windows, to settle
- * after a start (sim/README.md), so a fixed count measured over its first
- * windows only would be measured in its transient.
+ * (d) full, the start's synchronised transactions spread out, spinning
+ * settled.  Each fixed count then runs the whole scenario, as auto mode
+ * does.
  */
-#define WARM_S					0.5
+#define WARM_S					0.3
+
+/* scenario seconds per window */
+static double window_s = 3600.0 / WINDOWS_PER_HOUR;
 
 typedef struct Scenario
 {
@@ -155,8 +180,7 @@ static const Scenario scenarios[] = {
 };
 
 /*
- * Model time per window: about the same number of events whatever the CPU
- * count, and never below 2 ms; window_stretch times that (1 unless
+ * Model time per window: WINDOW_MODEL_S, window_stretch times (1 unless
  * scenarios_set_window_stretch() says otherwise), to see what the
  * compression does.
  */
@@ -168,13 +192,35 @@ scenarios_set_window_stretch(double stretch)
 	window_stretch = stretch;
 }
 
+void
+scenarios_set_windows_per_hour(int n)
+{
+	window_s = 3600.0 / n;
+}
+
 static double
 window_model_s(int cpus)
 {
-	return Max(0.32 / cpus, 0.002) * window_stretch;
+	return WINDOW_MODEL_S * window_stretch;
 }
 
 /* ---- one run ---- */
+
+/* a change settles, counted in no window (SETTLE_S) */
+static void
+settle(Sim *sim)
+{
+	SimFigures	f;
+	double		t = SETTLE_S;
+
+	sim_run(sim, SETTLE_S * 1e9);
+	while (sim_agent_busy(sim) && t < SETTLE_MAX_S)
+	{
+		sim_run(sim, 1e6);
+		t += 1e-3;
+	}
+	sim_take_figures(sim, &f);
+}
 
 typedef struct WindowRow
 {
@@ -217,11 +263,12 @@ run_one(const Scenario *sc, int cpus, int fixed_locks, int nwindows,
 	int			min = walscale_rules_min_locks(DBA_MIN_LOCKS, max);
 	int			locks;
 	double		s = window_model_s(cpus);
-	double		scale = WINDOW_S / s;
+	double		scale = window_s / s;
 	double		sum = 0;
 	static uint64 lock_acq[SIM_MAX_LOCKS];
 
 	machine_params(&p, cpus, sc->max_clients);
+	checkpoint_params(&p, CHECKPOINT_S);
 	sc->setup(&p);
 	p.attempts = AUTO_ATTEMPTS;
 	if (fixed_locks > 0)
@@ -239,6 +286,8 @@ run_one(const Scenario *sc, int cpus, int fixed_locks, int nwindows,
 		sim_run(sim, warm_s * 1e9);
 		sim_take_figures(sim, &f);
 	}
+	/* the scenario's clock starts with the first window */
+	sim_set_time_scale(sim, scale);
 	memset(res, 0, sizeof(*res));
 	res->peak_locks = locks;
 	res->last_change_window = -1;
@@ -254,15 +303,14 @@ run_one(const Scenario *sc, int cpus, int fixed_locks, int nwindows,
 			/* each change settled outside any window, as auto mode's are */
 			locks = w == 0 ? pre_locks : fixed_locks;
 			sim_set_locks(sim, locks);
-			sim_run(sim, SETTLE_S * 1e9);
-			sim_take_figures(sim, &f);
+			settle(sim);
 		}
-		sim_set_clients(sim, sc->clients(w * WINDOW_S));
+		sim_set_clients(sim, sc->clients(w * window_s));
 		sim_run(sim, s * 1e9);
 		sim_take_figures(sim, &f);
 
-		row->t = (w + 1) * WINDOW_S;
-		row->clients = sc->clients(w * WINDOW_S);
+		row->t = (w + 1) * window_s;
+		row->clients = sc->clients(w * window_s);
 		row->locks = locks;
 		row->tps = f.acquisitions / (double) (p.records_per_txn + 1) / s;
 		row->backends = f.active_backend_ns / f.elapsed_ns;
@@ -281,7 +329,7 @@ run_one(const Scenario *sc, int cpus, int fixed_locks, int nwindows,
 		fig.lock_acquisitions = lock_acq;
 		fig.active_locks = locks;
 		fig.backends = row->backends;
-		fig.window_s = WINDOW_S;
+		fig.window_s = window_s;
 		fig.cpus = cpus;
 		fig.min_locks = min;
 		fig.max_locks = max;
@@ -292,8 +340,7 @@ run_one(const Scenario *sc, int cpus, int fixed_locks, int nwindows,
 			locks = verdict.target;
 			sim_set_locks(sim, locks);
 			/* let the change settle, outside any window (see SETTLE_S) */
-			sim_run(sim, SETTLE_S * 1e9);
-			sim_take_figures(sim, &f);
+			settle(sim);
 			res->changes++;
 			res->last_change_window = w;
 			res->peak_locks = Max(res->peak_locks, locks);
@@ -334,13 +381,10 @@ write_csv(const char *dir, const Scenario *sc, int cpus, const RunResult *res,
 }
 
 /*
- * A grow beyond knee that was kept: one whose next change is not the undo
- * at the end of its trial (it held, or grew on).  Growth past the point
- * where growing stopped helping.  A grow kept and then grown on again
- * within a window counts too: a kept grow is what the trial let through.
- * A look-ahead is the same trial still running: the grow before it, and
- * the look-ahead itself, are kept only if the change after it is not the
- * undo.
+ * Grows beyond knee that were kept: the count rose above knee and stayed
+ * at or above its new value for KEPT_WINDOWS windows or more (or to the
+ * end).  Growth past the point where growing stopped helping, measured on
+ * the counts alone, whatever the rules called each change.
  */
 static int
 kept_grows_beyond(const RunResult *res, int knee)
@@ -354,13 +398,9 @@ kept_grows_beyond(const RunResult *res, int knee)
 		if (res->row[w].locks <= res->row[w - 1].locks ||
 			res->row[w].locks <= knee)
 			continue;
-		/* the window whose decision changed the number next, if any */
-		while (v < res->windows && (res->row[v].reason == NULL ||
-									strcmp(res->row[v].reason,
-										   AUTO_REASON_LOOK_AHEAD) == 0))
+		while (v < res->windows && res->row[v].locks >= res->row[w].locks)
 			v++;
-		if (v == res->windows ||
-			strcmp(res->row[v].reason, AUTO_REASON_UNDO) != 0)
+		if (v - w >= KEPT_WINDOWS)
 			n++;
 	}
 	return n;
@@ -374,8 +414,8 @@ run_scenarios(FILE *out, const char *dir, const int *cpus, int ncpus,
 	static RunResult fixed;
 	int			misses = 0;
 
-	fprintf(out, "| scenario | CPUs | start..max | auto tps | best fixed (locks: tps) | auto/best | settled on | last change at | changes/h (goal) | peak | note |\n");
-	fprintf(out, "|---|---:|---|---:|---|---:|---:|---:|---:|---:|---|\n");
+	fprintf(out, "| scenario | CPUs | start..max | auto tps | best fixed (locks: tps) | auto/best | start/best | max/best | settled on | last change at | changes/h (goal) | peak | note |\n");
+	fprintf(out, "|---|---:|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
 	for (int i = 0; i < (int) lengthof(scenarios); i++)
 	{
 		const Scenario *sc = &scenarios[i];
@@ -387,9 +427,11 @@ run_scenarios(FILE *out, const char *dir, const int *cpus, int ncpus,
 			int			n = cpus[c];
 			int			max = walscale_rules_max_locks(n, STOCK_LOCKS, CORE_MAX_LOCKS);
 			int			start = walscale_rules_start_locks(n, STOCK_LOCKS, CORE_MAX_LOCKS);
-			int			nwin = (int) (sc->duration_s / WINDOW_S);
+			int			nwin = (int) (sc->duration_s / window_s);
 			double		best = 0;
 			int			best_locks = 0;
+			double		start_tps = 0;
+			double		max_tps = 0;
 			int			knee = 0;
 			double		sweep[16];
 			int			sweep_locks[16];
@@ -407,6 +449,10 @@ run_scenarios(FILE *out, const char *dir, const int *cpus, int ncpus,
 				run_one(sc, n, l, nwin, WARM_S, 0, 0, &fixed);
 				sweep[nsweep] = fixed.tps;
 				sweep_locks[nsweep++] = l;
+				if (l == start)
+					start_tps = fixed.tps;
+				if (l == max)
+					max_tps = fixed.tps;
 				if (fixed.tps > best)
 				{
 					best = fixed.tps;
@@ -446,10 +492,10 @@ run_scenarios(FILE *out, const char *dir, const int *cpus, int ncpus,
 
 			if (autorun.last_change_window >= 0)
 				snprintf(settled, sizeof(settled), "%.0f s",
-						 (autorun.last_change_window + 1) * WINDOW_S);
-			fprintf(out, "| %s | %d | %d..%d | %.1f | %d: %.1f | %.3f | %d | %s | %.1f (%s %.0f) | %d | %s |\n",
+						 (autorun.last_change_window + 1) * window_s);
+			fprintf(out, "| %s | %d | %d..%d | %.1f | %d: %.1f | %.3f | %.3f | %.3f | %d | %s | %.1f (%s %.0f) | %d | %s |\n",
 					sc->title, n, start, max, autorun.tps, best_locks, best,
-					ratio, autorun.final_locks, settled, per_hour, sc->steady ? "<=" : "n/a, goal", goal,
+					ratio, start_tps / best, max_tps / best, autorun.final_locks, settled, per_hour, sc->steady ? "<=" : "n/a, goal", goal,
 					autorun.peak_locks, note);
 			fflush(out);
 			write_csv(dir, sc, n, &autorun, best, best_locks);
@@ -487,11 +533,11 @@ run_history(FILE *out, const char *name, int cpus, int pre_locks,
 
 	if (sc == NULL)
 		return 2;
-	nwin = (int) (sc->duration_s / WINDOW_S);
+	nwin = (int) (sc->duration_s / window_s);
 	run_one(sc, cpus, locks, nwin, WARM_S, 0, 0, &direct);
 	run_one(sc, cpus, locks, nwin, WARM_S, pre_locks, pre_windows, &after);
 	fprintf(out, "simulated: %s, %d CPUs, %d locks: mean tps per %d windows (%.0f s)\n",
-			sc->title, cpus, locks, HISTORY_BLOCK, HISTORY_BLOCK * WINDOW_S);
+			sc->title, cpus, locks, HISTORY_BLOCK, HISTORY_BLOCK * window_s);
 	fprintf(out, "| windows | from the start | after %d windows at %d locks |\n",
 			pre_windows, pre_locks);
 	fprintf(out, "|---|---:|---:|\n");

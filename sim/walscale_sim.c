@@ -46,8 +46,18 @@ main(int argc, char **argv)
 	/* SIM_WINDOW_STRETCH: each window K times the model time (default 1) */
 	const char *stretch = getenv("SIM_WINDOW_STRETCH");
 
+	/* SIM_WINDOWS_PER_HOUR: windows in an hour of a scenario (default 60) */
+	const char *per_hour = getenv("SIM_WINDOWS_PER_HOUR");
+
 	if (stretch != NULL && atof(stretch) > 0)
 		scenarios_set_window_stretch(atof(stretch));
+	if (per_hour != NULL && atoi(per_hour) > 0)
+		scenarios_set_windows_per_hour(atoi(per_hour));
+	if (argc == 2 && strcmp(argv[1], "costs") == 0)
+	{
+		calibrate_costs(stdout);
+		return 0;
+	}
 	if (argc >= 2 && strcmp(argv[1], "fit") == 0)
 	{
 		calibrate_fit(stdout);
@@ -77,6 +87,13 @@ main(int argc, char **argv)
 							   argc == 6 ? argv[5] : NULL);
 		fclose(out);
 		return misses > 0 ? 1 : 0;
+	}
+	if ((argc == 6 || argc == 7 || argc == 8) && strcmp(argv[1], "probe") == 0)
+	{
+		calibrate_probe(stdout, atoi(argv[2]), atoi(argv[3]), atoi(argv[4]),
+						atoi(argv[5]), argc >= 7 && atoi(argv[6]) != 0,
+						argc == 8 ? atof(argv[7]) : 1.5);
+		return 0;
 	}
 	if (argc == 7 && strcmp(argv[1], "history") == 0)
 		return run_history(stdout, argv[2], atoi(argv[3]), atoi(argv[4]),
