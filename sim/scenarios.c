@@ -4,21 +4,19 @@
  *		The decision code of walscale_auto_rules.c, unmodified, in the loop
  *		of the simulated server, and the scenarios it is judged on.
  *
- * An hour of a scenario is WINDOWS_PER_HOUR windows of window_s = 3600 /
- * WINDOWS_PER_HOUR seconds each, as with walscale.auto_interval set to
- * window_s; each window is simulated as WINDOW_MODEL_S of model time, ten
- * 4-ms time slices at every CPU count.  The server's state runs on from
- * one window to the next; the counts the rules see are scaled up to the
- * window_s they stand for, and the scenario's clock (loads, checkpoints,
- * bgwriter, full-page images) runs window_s per window.  What is
- * compressed is the number of windows in an hour, not a window's length in
- * model time: a window holds as many time slices, lock hand-overs and
- * sleeps as the model needs to be out of its own transients.  The price is
- * the rest of the compression: a window's figures are those of 40 ms of
- * model time, with the noise of that many transactions, where a real one
- * would average a minute; and events on the scenario's clock happen as
- * often per window as on a server, so that each costs its share of a
- * window a thousand times over (sim/README.md).
+ * Auto mode's hour of a scenario is WINDOWS_PER_HOUR windows of window_s =
+ * 10 s each, as on a server with walscale.auto_interval's default; the
+ * fixed counts of the sweep run SWEEP_WINDOWS_PER_HOUR windows of 60 s.
+ * Each window is simulated as WINDOW_MODEL_S of model time, ten 4-ms time
+ * slices at every CPU count.  The server's state runs on from one window
+ * to the next; the counts the rules see are scaled up to the seconds the
+ * window stands for, and the scenario's clock (loads, checkpoints'
+ * full-page images) runs that many seconds per window.  What is compressed
+ * is the time a window stands for, not a window's length in model time
+ * below ten time slices.  The price: a window's figures are those of 40 ms
+ * of model time, with the noise of that many transactions, and the model's
+ * own slow transients last windows instead of a part of one
+ * (sim/README.md).
  *
  * Only the public functions of walscale_auto_rules.h are called, with the
  * figures of AutoWindowFigures, so that a rewrite of the rules needs a
@@ -40,7 +38,8 @@
 #include "params.h"
 #include "scenarios.h"
 
-#define WINDOWS_PER_HOUR	60
+#define WINDOWS_PER_HOUR	360 /* walscale.auto_interval's 10 s */
+#define SWEEP_WINDOWS_PER_HOUR	60
 #define WINDOW_MODEL_S		0.04	/* ten 4-ms time slices */
 #define STOCK_LOCKS		8		/* XLOG_INSERT_LOCKS_DEFAULT */
 #define CORE_MAX_LOCKS	1024	/* XLOG_INSERT_LOCKS_MAX */
@@ -51,10 +50,10 @@
 
 /*
  * A grow past the knee counts as kept when the count stayed at or above it
- * for this many windows: longer than a trial of a few windows, whatever the
+ * for this long: longer than a trial of a few dozen windows, whatever the
  * rules do with it.
  */
-#define KEPT_WINDOWS	5
+#define KEPT_S			600.0
 
 /*
  * After a change, each backend starts again from ProcNumber modulo the new
@@ -79,8 +78,16 @@
  */
 #define WARM_S					0.3
 
-/* scenario seconds per window */
+/*
+ * Scenario seconds per window: auto mode's, and the fixed counts' of the
+ * sweep.  A fixed count's mean over a scenario is the mean of its steady
+ * rates over the scenario's loads, which fewer, longer windows sample as
+ * well at a sixth of the cost; auto mode's rules count windows (trials,
+ * hot windows) as well as seconds, so it runs with as many windows as on a
+ * server with walscale.auto_interval's default.
+ */
 static double window_s = 3600.0 / WINDOWS_PER_HOUR;
+static double sweep_window_s = 3600.0 / SWEEP_WINDOWS_PER_HOUR;
 
 typedef struct Scenario
 {
@@ -193,9 +200,12 @@ scenarios_set_window_stretch(double stretch)
 }
 
 void
-scenarios_set_windows_per_hour(int n)
+scenarios_set_windows_per_hour(int n, int sweep_n)
 {
-	window_s = 3600.0 / n;
+	if (n > 0)
+		window_s = 3600.0 / n;
+	if (sweep_n > 0)
+		sweep_window_s = 3600.0 / sweep_n;
 }
 
 static double
@@ -236,6 +246,7 @@ typedef struct WindowRow
 typedef struct RunResult
 {
 	int			windows;
+	double		window_s;
 	double		tps;			/* mean over the windows counted */
 	int			changes;
 	int			last_change_window;
@@ -246,14 +257,16 @@ typedef struct RunResult
 
 /*
  * Run sc at cpus, with auto mode (fixed_locks 0) or a fixed count, for
- * nwindows windows after warm_s of model time at the first window's load.
+ * nwindows windows of win_s seconds (0: the whole scenario) after warm_s of
+ * model time at the first window's load.
  * A fixed count may run its first pre_windows windows, after the warm-up at
  * the fixed count, at pre_locks instead (0: none), to see how long the count
  * before weighs on it.
  */
 static void
-run_one(const Scenario *sc, int cpus, int fixed_locks, int nwindows,
-		double warm_s, int pre_locks, int pre_windows, RunResult *res)
+run_one(const Scenario *sc, int cpus, int fixed_locks, double win_s,
+		int nwindows, double warm_s, int pre_locks, int pre_windows,
+		RunResult *res)
 {
 	SimParams	p;
 	Sim		   *sim;
@@ -263,10 +276,12 @@ run_one(const Scenario *sc, int cpus, int fixed_locks, int nwindows,
 	int			min = walscale_rules_min_locks(DBA_MIN_LOCKS, max);
 	int			locks;
 	double		s = window_model_s(cpus);
-	double		scale = window_s / s;
+	double		scale = win_s / s;
 	double		sum = 0;
 	static uint64 lock_acq[SIM_MAX_LOCKS];
 
+	if (nwindows <= 0)
+		nwindows = (int) (sc->duration_s / win_s);
 	machine_params(&p, cpus, sc->max_clients);
 	checkpoint_params(&p, CHECKPOINT_S);
 	sc->setup(&p);
@@ -305,12 +320,12 @@ run_one(const Scenario *sc, int cpus, int fixed_locks, int nwindows,
 			sim_set_locks(sim, locks);
 			settle(sim);
 		}
-		sim_set_clients(sim, sc->clients(w * window_s));
+		sim_set_clients(sim, sc->clients(w * win_s));
 		sim_run(sim, s * 1e9);
 		sim_take_figures(sim, &f);
 
-		row->t = (w + 1) * window_s;
-		row->clients = sc->clients(w * window_s);
+		row->t = (w + 1) * win_s;
+		row->clients = sc->clients(w * win_s);
 		row->locks = locks;
 		row->tps = f.acquisitions / (double) (p.records_per_txn + 1) / s;
 		row->backends = f.active_backend_ns / f.elapsed_ns;
@@ -329,7 +344,7 @@ run_one(const Scenario *sc, int cpus, int fixed_locks, int nwindows,
 		fig.lock_acquisitions = lock_acq;
 		fig.active_locks = locks;
 		fig.backends = row->backends;
-		fig.window_s = window_s;
+		fig.window_s = win_s;
 		fig.cpus = cpus;
 		fig.min_locks = min;
 		fig.max_locks = max;
@@ -347,6 +362,7 @@ run_one(const Scenario *sc, int cpus, int fixed_locks, int nwindows,
 		}
 	}
 	res->windows = Min(nwindows, MAX_WINDOWS);
+	res->window_s = win_s;
 	res->tps = sum / Max(res->windows, 1);
 	res->final_locks = locks;
 	sim_free(sim);
@@ -400,7 +416,7 @@ kept_grows_beyond(const RunResult *res, int knee)
 			continue;
 		while (v < res->windows && res->row[v].locks >= res->row[w].locks)
 			v++;
-		if (v - w >= KEPT_WINDOWS)
+		if ((v - w) * res->window_s >= KEPT_S)
 			n++;
 	}
 	return n;
@@ -420,14 +436,13 @@ run_scenarios(FILE *out, const char *dir, const int *cpus, int ncpus,
 	{
 		const Scenario *sc = &scenarios[i];
 
-		if (only != NULL && strstr(sc->name, only) == NULL)
+		if (only != NULL && strcmp(sc->name, only) != 0)
 			continue;
 		for (int c = 0; c < ncpus; c++)
 		{
 			int			n = cpus[c];
 			int			max = walscale_rules_max_locks(n, STOCK_LOCKS, CORE_MAX_LOCKS);
 			int			start = walscale_rules_start_locks(n, STOCK_LOCKS, CORE_MAX_LOCKS);
-			int			nwin = (int) (sc->duration_s / window_s);
 			double		best = 0;
 			int			best_locks = 0;
 			double		start_tps = 0;
@@ -443,10 +458,10 @@ run_scenarios(FILE *out, const char *dir, const int *cpus, int ncpus,
 			char		settled[32] = "never changed";
 			bool		miss = false;
 
-			run_one(sc, n, 0, nwin, WARM_S, 0, 0, &autorun);
+			run_one(sc, n, 0, window_s, 0, WARM_S, 0, 0, &autorun);
 			for (int l = walscale_rules_min_locks(DBA_MIN_LOCKS, max); l <= max; l *= 2)
 			{
-				run_one(sc, n, l, nwin, WARM_S, 0, 0, &fixed);
+				run_one(sc, n, l, sweep_window_s, 0, WARM_S, 0, 0, &fixed);
 				sweep[nsweep] = fixed.tps;
 				sweep_locks[nsweep++] = l;
 				if (l == start)
@@ -504,6 +519,14 @@ run_scenarios(FILE *out, const char *dir, const int *cpus, int ncpus,
 	return misses;
 }
 
+/* the scenarios' names, one a line */
+void
+list_scenarios(FILE *out)
+{
+	for (int i = 0; i < (int) lengthof(scenarios); i++)
+		fprintf(out, "%s\n", scenarios[i].name);
+}
+
 /* the scenario of that name, or NULL */
 static const Scenario *
 find_scenario(const char *name)
@@ -534,8 +557,9 @@ run_history(FILE *out, const char *name, int cpus, int pre_locks,
 	if (sc == NULL)
 		return 2;
 	nwin = (int) (sc->duration_s / window_s);
-	run_one(sc, cpus, locks, nwin, WARM_S, 0, 0, &direct);
-	run_one(sc, cpus, locks, nwin, WARM_S, pre_locks, pre_windows, &after);
+	run_one(sc, cpus, locks, window_s, 0, WARM_S, 0, 0, &direct);
+	run_one(sc, cpus, locks, window_s, 0, WARM_S, pre_locks, pre_windows,
+			&after);
 	fprintf(out, "simulated: %s, %d CPUs, %d locks: mean tps per %d windows (%.0f s)\n",
 			sc->title, cpus, locks, HISTORY_BLOCK, HISTORY_BLOCK * window_s);
 	fprintf(out, "| windows | from the start | after %d windows at %d locks |\n",
@@ -586,7 +610,7 @@ run_spread(FILE *out, const char *name, int cpus, int locks, int nwindows,
 
 	if (sc == NULL || nwindows < 3)
 		return 2;
-	run_one(sc, cpus, locks, nwindows, WARM_S, 0, 0, &run);
+	run_one(sc, cpus, locks, window_s, nwindows, WARM_S, 0, 0, &run);
 	n = run.windows;
 	for (int w = 0; w < n; w++)
 	{

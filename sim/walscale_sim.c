@@ -7,10 +7,16 @@
  *		walscale_sim fit
  *		walscale_sim validate OUT.md
  *		walscale_sim scenarios OUT.md DIR CPUS[,CPUS...] [NAME]
+ *		walscale_sim list
+ *		walscale_sim probe CPUS CLIENTS LOCKS ATTEMPTS [LOCK_FREE [SECONDS]]
+ *		walscale_sim costs
  *		walscale_sim history NAME CPUS PRE_LOCKS PRE_WINDOWS LOCKS
  *		walscale_sim spread NAME CPUS LOCKS WINDOWS MARGIN
  *
  * SIM_WINDOW_STRETCH=K runs each window for K times its model time;
+ * SIM_WINDOWS_PER_HOUR and SIM_SWEEP_WINDOWS_PER_HOUR set how many windows
+ * an hour has for auto mode and for the fixed counts; SIM_POS_BETA the
+ * slope of insertpos_lck's hand-over;
  * SIM_SPREAD_WINDOWS=1 makes spread print each window's tps.
  *
  * Everything it prints is simulated.
@@ -46,13 +52,22 @@ main(int argc, char **argv)
 	/* SIM_WINDOW_STRETCH: each window K times the model time (default 1) */
 	const char *stretch = getenv("SIM_WINDOW_STRETCH");
 
-	/* SIM_WINDOWS_PER_HOUR: windows in an hour of a scenario (default 60) */
+	/*
+	 * SIM_WINDOWS_PER_HOUR: auto mode's windows in an hour of a scenario
+	 * (default 360); SIM_SWEEP_WINDOWS_PER_HOUR: the fixed counts' (60)
+	 */
 	const char *per_hour = getenv("SIM_WINDOWS_PER_HOUR");
+	const char *sweep_per_hour = getenv("SIM_SWEEP_WINDOWS_PER_HOUR");
 
 	if (stretch != NULL && atof(stretch) > 0)
 		scenarios_set_window_stretch(atof(stretch));
-	if (per_hour != NULL && atoi(per_hour) > 0)
-		scenarios_set_windows_per_hour(atoi(per_hour));
+	scenarios_set_windows_per_hour(per_hour != NULL ? atoi(per_hour) : 0,
+								   sweep_per_hour != NULL ? atoi(sweep_per_hour) : 0);
+	if (argc == 2 && strcmp(argv[1], "list") == 0)
+	{
+		list_scenarios(stdout);
+		return 0;
+	}
 	if (argc == 2 && strcmp(argv[1], "costs") == 0)
 	{
 		calibrate_costs(stdout);
