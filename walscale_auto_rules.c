@@ -93,9 +93,11 @@
  *	 count the running number stops moving while the load still grows.
  * - AUTO_TRIAL_SPARE_WINDOWS, 12: a trial that has not had its n windows
  *	 within n + 12 (two minutes of windows that could not judge it) is
- *	 undone, as if it had not helped.  A change that nothing judged must
- *	 not stay: kept untested, it is the next trial's baseline, and a
- *	 burst's grows would stay after the burst.
+ *	 undone.  A change that nothing judged must not stay: kept untested, it
+ *	 is the next trial's baseline, and a burst's grows would stay after the
+ *	 burst.  It leaves no ceiling, since nothing showed it did not help: a
+ *	 ramp whose first grow the moving load could not judge grows again once
+ *	 the load holds still.
  * - AUTO_LOAD_MOVED, 20%: what a ceiling's or a halving's hold learnt, and
  *	 what a kept grow was judged under, belong to a load within this of
  *	 the load now; the load has held still when AUTO_TRIAL_WINDOWS_MAX
@@ -138,6 +140,9 @@
  * moved by more than AUTO_LOAD_MOVED.  The start is a guess and a kept
  * grow a judgement on noisy windows: without this, a number once reached
  * is never tested again while backends wait, and noise ratchets it up.
+ * A kept halving is followed by the next as soon as the load has held
+ * still again, until one hurts: a descent from a start of 512 to 32 takes
+ * four trials, not four holds.
  *
  * Shrinking when quiet.  Halve, down to the floor, after quiet_needed
  * windows in a row below the quiet share (or idle), unless the halving
@@ -694,6 +699,7 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 					mean_rate >= state->trial_rate * (1.0 + margin))
 				{
 					kept_grow = true;
+					state->descending = false;
 					state->since_settled_s = 0;
 					state->last_grow_from = from;
 					state->since_grow_s = 0;
@@ -738,6 +744,7 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 				 */
 				state->since_settled_s = 0;
 				state->last_down_from = from;
+				state->descending = true;
 				ceiling_set(state, current);
 				state->grown_load = 0;
 				grow_backoff(state, current);
@@ -746,6 +753,7 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 			{
 				target = Min(from, max);
 				reason = AUTO_REASON_FEWER_HURT;
+				state->descending = false;
 				down_hold_double(state, from);
 				/* from is now judged under this load */
 				state->grown_load = 0;
@@ -763,13 +771,13 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 			if (grew)
 			{
 				target = Max(from, min);
-				ceiling_set(state, target);
 				/* the contention it answered did not last */
 				hot_backoff(state);
 			}
 			else
 			{
 				target = Min(from, max);
+				state->descending = false;
 				down_hold_double(state, from);
 				state->grown_load = 0;
 			}
@@ -854,7 +862,8 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 	 * every flush and every all-lock acquisition less, do as well.
 	 */
 	if (reason == NULL && !quiet && current > min &&
-		(state->since_settled_s >=
+		(state->descending ||
+		 state->since_settled_s >=
 		 down_hold(state, current, recent_mean_load(state)) ||
 		 grown_for_another_load(state)))
 	{

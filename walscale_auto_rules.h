@@ -126,6 +126,7 @@ typedef struct AutoRulesState
 	/* halvings under contention */
 	double		since_settled_s;	/* since the number last moved for good */
 	int			last_down_from; /* the number before the last kept halving */
+	bool		descending;		/* it was kept: the next is due at once */
 
 	/*
 	 * Per number of locks (AUTO_LEVELS powers of two): the ceiling the next

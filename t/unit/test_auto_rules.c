@@ -1375,8 +1375,8 @@ test_unjudged(void)
 	is_int(windows, 1 + AUTO_TRIAL_SPARE_WINDOWS,
 		   "unjudged: idle windows after a grow judged on one: undone after 1 + AUTO_TRIAL_SPARE_WINDOWS");
 	ok(reason_is(AUTO_REASON_UNJUDGED) && last_verdict.target == 16 &&
-	   state.ceiling == 16,
-	   "unjudged: back to 16, the ceiling");
+	   state.ceiling == 0,
+	   "unjudged: back to 16, and no ceiling: nothing showed the grow did not help");
 	is_int(state.hot_needed, 2 * AUTO_HOT_WINDOWS,
 		   "unjudged: the contention did not last: grows need twice AUTO_HOT_WINDOWS");
 
@@ -1511,8 +1511,20 @@ test_down_trial(void)
 	   state.last_down_from == 32 && state.since_settled_s == 0,
 	   "fewer: kept, and the grow back to 32 counts as tried: 16 the ceiling");
 	is_int(windows_to_change(&state, 16, lukewarm_window, 100000),
-		   WINDOWS_IN(AUTO_DOWN_HOLD_S),
-		   "fewer: the next halving from 16 AUTO_DOWN_HOLD_S later");
+		   AUTO_TRIAL_WINDOWS_MAX - 1,
+		   "fewer: kept, the next halving, from 16, as soon as the load has held still again");
+	ok(reason_is(AUTO_REASON_TRY_FEWER) && state.descending,
+	   "fewer: that is the descent going on");
+	{
+		AutoWindowFigures hurt = lukewarm_window(8);
+
+		hurt.acquisitions = ACQUISITIONS / 2;
+		is_int(decide(&state, hurt), 16, "fewer: 8 hurts: back to 16");
+	}
+	ok(!state.descending, "fewer: the descent ends where a halving hurt");
+	is_int(windows_to_change(&state, 16, lukewarm_window, 100000),
+		   WINDOWS_IN(2 * AUTO_DOWN_HOLD_S),
+		   "fewer: the next halving from 16 after its doubled hold");
 
 	state = held_state();
 	w.acquisitions--;
@@ -2058,15 +2070,16 @@ test_cpu_count(int cpus, int start, int max)
 
 	/*
 	 * Between the thresholds: contended, but not enough to grow; the halving
-	 * is tried after AUTO_DOWN_HOLD_S, does as well, and is kept.
+	 * is tried after AUTO_DOWN_HOLD_S, does as well, and is kept, and so is
+	 * each next one, as soon as the load has held still, down to the floor
+	 * within the hour.
 	 */
 	locks = calm_begin(&state, start, MIN_LOCKS, max);
 	changes = 0;
 	locks = run_windows(&state, locks, hour, lukewarm_window, &changes);
-	ok(locks == Max(start / 2, MIN_LOCKS) && changes == (start > MIN_LOCKS),
-	   "%d CPUs: a lukewarm load at %d has its halving tried and kept within the hour, %d", cpus, start,
-	   Max(start / 2, MIN_LOCKS));
-	if (locks != Max(start / 2, MIN_LOCKS))
+	ok(locks == MIN_LOCKS && changes == log2_of(start / MIN_LOCKS),
+	   "%d CPUs: a lukewarm load at %d halves down to the floor within the hour", cpus, start);
+	if (locks != MIN_LOCKS)
 		printf("#   got %d locks after %d changes\n", locks, changes);
 	set_host(CPUS);
 }
