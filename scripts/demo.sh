@@ -13,9 +13,9 @@ clients=${DEMO_CLIENTS:-16}
 seconds=${DEMO_SECONDS:-10}
 auto_seconds=${DEMO_AUTO_SECONDS:-20}
 
+ensure_run_user
 ensure_servers
 install_extension
-ensure_run_user
 
 dir=$(scratch_dir demo)
 port=$(free_port 55432)

@@ -121,6 +121,9 @@ scratch_dir() {
 	d="$cache/run/$(printf %s "$repo" | sha256sum | cut -c1-8)/$1"
 	rm -rf "$d"
 	mkdir -p "$d"
+	# the run user must exist before it is given one: on a fresh machine a
+	# scratch directory is the first thing a script asks for
+	ensure_run_user >&2
 	[ "$(id -u)" = 0 ] && chown "$run_user" "$d"
 	echo "$d"
 }
