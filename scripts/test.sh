@@ -4,6 +4,23 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
+# t/011 scrapes walscale's queries file through the exporter DBAs run,
+# Debian's prometheus-postgres-exporter: installed here when missing, as
+# build-postgres.sh installs the build's packages, so that a fresh machine
+# runs t/011 instead of skipping it.  Not root, or no archive: it skips, and
+# the last line says so.
+ensure_exporter() {
+	dpkg-query -W -f='${Status}' prometheus-postgres-exporter 2>/dev/null |
+		grep -q 'install ok installed' && return 0
+	[ "$(id -u)" = 0 ] || return 0
+	echo "walscale: installing prometheus-postgres-exporter for t/011"
+	{ apt-get update -qq &&
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+			prometheus-postgres-exporter >/dev/null; } ||
+		echo "walscale: prometheus-postgres-exporter could not be installed; t/011 will skip" >&2
+}
+
+ensure_exporter
 ensure_servers
 ensure_injection_server
 ensure_older_core_server
@@ -33,7 +50,12 @@ cp -a "$repo"/walscale*.c "$repo"/walscale*.h "$run/"
 [ "$(id -u)" = 0 ] && chown -R "$run_user" "$run"
 
 # PostgreSQL's own suites first, so that the last lines are walscale's summary
-if [ "${WALSCALE_SKIP_POSTGRES_SUITES:-0}" != 1 ] && [ -x "$repo/scripts/test-postgres.sh" ]; then
+skipped=()
+if [ "${WALSCALE_SKIP_POSTGRES_SUITES:-0}" = 1 ]; then
+	skipped+=("PostgreSQL's suites (WALSCALE_SKIP_POSTGRES_SUITES=1)")
+elif [ ! -x "$repo/scripts/test-postgres.sh" ]; then
+	skipped+=("PostgreSQL's suites (no scripts/test-postgres.sh)")
+else
 	"$repo/scripts/test-postgres.sh" ci || status=$?
 fi
 
@@ -44,11 +66,24 @@ as_run_user_with_test_cgroups env PG_STOCK="$PG_STOCK" PG_PATCHED="$PG_TESTED" W
 	PG_OLDER_CORE="$PG_OLDER_CORE" PG_OLDER_CORE_VERSION="$PG_OLDER_CORE_VERSION" WALSCALE_OLDER_CORE=required \
 	WALSCALE_CORE_VERSION="$(core_version_of_patches)" \
 	make --no-print-directory -C "$run" installcheck PG_CONFIG="$PG_TESTED/bin/pg_config" \
-	PROVE_FLAGS="--timer ${PROVE_FLAGS:-}" || status=1
+	PROVE_FLAGS="--timer ${PROVE_FLAGS:-}" 2>&1 | tee "$run/installcheck.out" || status=1
 if [ $status != 0 ]; then
 	for f in "$run"/regression.diffs "$run"/tmp_check/log/regress_log_*; do
 		[ -f "$f" ] && { echo "==== $f"; tail -n 60 "$f"; }
 	done
 	echo "walscale: tests failed (outputs kept in $run)"
+fi
+
+# The last lines: every suite that did not run, and why (a TAP file that
+# skips itself says why in prove's line for it), so that a skip is never
+# read as a pass.
+[ -z "${PROVE_TESTS:-}" ] || skipped+=("the TAP files not in PROVE_TESTS=$PROVE_TESTS")
+while IFS= read -r line; do
+	skipped+=("$line")
+done < <(sed -n 's/^.*\(t\/[0-9A-Za-z_]*\.pl\) \.* *skipped: \(.*\)$/\1 (\2)/p' "$run/installcheck.out")
+if [ ${#skipped[@]} = 0 ]; then
+	echo "walscale: no suite skipped"
+else
+	for s in "${skipped[@]}"; do echo "walscale: skipped: $s"; done
 fi
 exit $status
