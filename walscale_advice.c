@@ -67,13 +67,6 @@
 /* of a backend's transactions that overflowed, those that walk its locks */
 #define ADVICE_WALK_EVERY			16
 
-/*
- * lock.c's layout of fpLockBits: 3 bits of lock modes per slot, 16 slots per
- * group; a slot is in use when any of its 3 bits is set.
- */
-#define FP_BITS_PER_SLOT			3
-#define FP_SLOT_LOW_BITS			UINT64CONST(0x249249249249)
-
 /* headroom over the slots seen, for relations that hash to the same group */
 #define ADVICE_FASTPATH_HEADROOM	2
 
@@ -297,8 +290,7 @@ advice_fastpath_slots_needed(void)
 		uint64		bits = MyProc->fpLockBits[g];
 
 		if (bits != 0)
-			used += pg_popcount64((bits | (bits >> 1) | (bits >> 2)) &
-								  FP_SLOT_LOW_BITS);
+			used += walscale_fastpath_slots_used(bits);
 	}
 	return used;
 }

@@ -27,7 +27,6 @@
 #include "access/htup_details.h"
 #include "funcapi.h"
 #include "miscadmin.h"
-#include "port/pg_bitutils.h"
 #include "storage/proc.h"
 #include "storage/shmem.h"
 #include "utils/builtins.h"
@@ -36,6 +35,7 @@
 #include "utils/wait_event.h"
 
 #include "walscale_counters.h"
+#include "walscale_fastpath.h"
 #include "walscale_waits.h"
 
 /*
@@ -46,9 +46,6 @@
 
 /* wait_event_info of a backend that waits on no event */
 #define WAIT_NONE			0
-
-/* lock.c's layout of fpLockBits, as in walscale_advice.c */
-#define FP_SLOT_LOW_BITS	UINT64CONST(0x249249249249)
 
 /* as PostgreSQL's own readers of other backends' fields define it */
 #define UINT32_ACCESS_ONCE(var)		 ((uint32)(*((volatile uint32 *)&(var))))
@@ -209,8 +206,7 @@ walscale_waits_sample(void)
 
 			if (bits == 0)
 				continue;
-			used = pg_popcount64((bits | (bits >> 1) | (bits >> 2)) &
-								 FP_SLOT_LOW_BITS);
+			used = walscale_fastpath_slots_used(bits);
 			held += used;
 			full |= used == FP_LOCK_SLOTS_PER_GROUP;
 		}
