@@ -5,6 +5,14 @@ MODULE_big = walscale
 OBJS = walscale.o walscale_worker.o walscale_advice.o walscale_auto.o walscale_auto_rules.o \
 	walscale_cpus.o walscale_waits.o walscale_fastpath.o walscale_counters.o walscale_common.o
 EXTENSION = walscale
+# The extension's version, written here alone: the module is built with it
+# (PG_MODULE_MAGIC_EXT), and walscale.control's default_version and the last
+# upgrade script must match it, which every build checks (check-version).
+# The control file is checked rather than generated: PGXS installs it from
+# the source directory, so one generated in pg_buildext's build directory
+# would not be installed.
+EXTVERSION = 1.5
+PG_CPPFLAGS = -DWALSCALE_VERSION=\"$(EXTVERSION)\"
 # as pg_stat_statements: the first version's script and the upgrades, which
 # CREATE EXTENSION runs in turn to reach default_version
 DATA = walscale--1.0.sql walscale--1.0--1.1.sql walscale--1.1--1.2.sql walscale--1.2--1.3.sql walscale--1.3--1.4.sql walscale--1.4--1.5.sql
@@ -19,6 +27,17 @@ PG_CONFIG ?= $(CURDIR)/.pg/walscale/bin/pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
 ifneq ($(PGXS),)
 include $(PGXS)
+
+all: check-version
+.PHONY: check-version
+check-version:
+	@v=$$(sed -n "s/^default_version *= *'\([^']*\)'.*/\1/p" '$(srcdir)/$(EXTENSION).control'); \
+	[ "$$v" = '$(EXTVERSION)' ] || { \
+		echo "walscale: $(EXTENSION).control's default_version is '$$v', the Makefile's EXTVERSION $(EXTVERSION)" >&2; \
+		exit 1; }
+	@case ' $(DATA) ' in *--$(EXTVERSION).sql' '*) ;; *) \
+		echo "walscale: no script in DATA reaches version $(EXTVERSION)" >&2; \
+		exit 1;; esac
 else
 all install installcheck:
 	@echo "walscale: no patched PostgreSQL at $(PG_CONFIG)." >&2

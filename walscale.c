@@ -42,7 +42,11 @@
 #include "walscale_waits.h"
 #include "walscale_worker.h"
 
-PG_MODULE_MAGIC_EXT(.name = "walscale",.version = "1.5");
+/* the Makefile's EXTVERSION */
+#ifndef WALSCALE_VERSION
+#error "WALSCALE_VERSION is not defined: build walscale with its Makefile"
+#endif
+PG_MODULE_MAGIC_EXT(.name = "walscale",.version = WALSCALE_VERSION);
 
 /* Largest walscale.insert_lock_attempts; more only delays the sleep. */
 #define WALSCALE_MAX_ATTEMPTS	16

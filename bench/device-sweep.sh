@@ -152,16 +152,7 @@ export PG_STOCK PG_PATCHED
 
 # walscale itself, through PGXS, from a copy of its sources
 mkdir -p "$work/ext"
-cp "$repo"/walscale*.c "$repo"/walscale*.h "$repo/walscale.control" "$repo"/walscale--*.sql "$work/ext/"
-cat > "$work/ext/Makefile" <<'MK'
-MODULE_big = walscale
-OBJS = $(patsubst %.c,%.o,$(wildcard walscale*.c))
-EXTENSION = walscale
-DATA = $(wildcard walscale--*.sql)
-PG_CONFIG = pg_config
-PGXS := $(shell $(PG_CONFIG) --pgxs)
-include $(PGXS)
-MK
+cp "$repo/Makefile" "$repo"/walscale*.c "$repo"/walscale*.h "$repo/walscale.control" "$repo"/walscale--*.sql "$work/ext/"
 make -s -C "$work/ext" PG_CONFIG="$PG_PATCHED/bin/pg_config" install > "$work/ext/build.log" 2>&1 ||
 	{ cat "$work/ext/build.log"; fail "walscale did not build"; }
 log "walscale installed into the patched build"
