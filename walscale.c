@@ -51,10 +51,6 @@ PG_MODULE_MAGIC_EXT(.name = "walscale",.version = WALSCALE_VERSION);
 /* Largest walscale.insert_lock_attempts; more only delays the sleep. */
 #define WALSCALE_MAX_ATTEMPTS	16
 
-/* GUC variables of this file alone (walscale_common.c has the others) */
-static int	walscale_insert_lock_attempts = 0;
-static int	walscale_fastpath_groups = 0;
-
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 
@@ -200,12 +196,172 @@ walscale_warn_core_missing(void)
 					 WALSCALE_CORE_VERSION)));
 }
 
+/*
+ * What the server runs with, for walscale_setting_status and
+ * walscale_settings: without the core, what a stock server runs with.
+ */
+static int
+walscale_effective_insert_locks(void)
+{
+	return walscale_core_active ? GetNumWALInsertLocks() :
+		WALSCALE_STOCK_INSERT_LOCKS;
+}
+
+static int
+walscale_effective_insert_lock_attempts(void)
+{
+	return walscale_core_active ? XLogInsertLockAttempts : 0;
+}
+
+static int
+walscale_effective_fastpath_groups(void)
+{
+	return FastPathLockGroupsPerBackend;
+}
+
+static int
+walscale_effective_auto_interval(void)
+{
+	return walscale_auto_interval;
+}
+
+/*
+ * The settings' variables.  None has an initializer: defining the setting
+ * in _PG_init() sets it to its boot value in the table below, before
+ * anything reads it, so the boot value is written once.  walscale.h
+ * declares those that other files read.
+ */
+int			walscale_insert_locks;
+int			walscale_auto_interval;
+int			walscale_auto_min_locks_setting;
+int			walscale_sample_interval;
+static int	walscale_insert_lock_attempts;
+static int	walscale_fastpath_groups;
+
+/*
+ * walscale's settings, all integers: one row each drives its definition in
+ * _PG_init(), the re-check of its value in postgresql.conf, and its row in
+ * walscale_setting_status.
+ */
+typedef struct WalscaleSetting
+{
+	/* DefineCustomIntVariable()'s arguments */
+	const char *name;
+	const char *short_desc;
+	const char *long_desc;
+	int		   *variable;
+	int			boot_value;
+	int			min_value;
+	int			max_value;
+	GucContext	context;
+	int			flags;
+	GucIntCheckHook check_hook;
+	GucIntAssignHook assign_hook;
+
+	/*
+	 * A bad value in postgresql.conf stops the server at start
+	 * (walscale_recheck_config_value); without it PostgreSQL warns and the
+	 * boot value is used.
+	 */
+	bool		recheck;
+
+	/* what the server runs with, for walscale_setting_status; NULL: no row */
+	int			(*effective) (void);
+
+	/* in effect in auto mode only */
+	bool		auto_mode_only;
+} WalscaleSetting;
+
+/* in the order of walscale_setting_status's rows */
+static const WalscaleSetting walscale_settings[] = {
+	{
+		.name = "walscale.insert_locks",
+		.short_desc = "Number of WAL insertion locks, or -1 to size them from contention.",
+		.long_desc = "More locks let more backends copy WAL records at once; "
+		"PostgreSQL's own number is 8.  A reload changes it, "
+		"through walscale's background worker, which in auto "
+		"mode (-1, the default) also chooses the number.",
+		.variable = &walscale_insert_locks,
+		.boot_value = WALSCALE_INSERT_LOCKS_AUTO,
+		.min_value = WALSCALE_INSERT_LOCKS_AUTO,
+		.max_value = XLOG_INSERT_LOCKS_MAX,
+		.context = PGC_SIGHUP,
+		.check_hook = walscale_check_insert_locks,
+		.assign_hook = walscale_assign_insert_locks,
+		.recheck = true,
+		.effective = walscale_effective_insert_locks,
+	},
+	{
+		.name = "walscale.insert_lock_attempts",
+		.short_desc = "Conditional attempts on different WAL insertion locks before sleeping on one.",
+		.long_desc = "0 sleeps on the preferred lock, as PostgreSQL does; "
+		"at most the number of locks minus 1 are made.",
+		.variable = &walscale_insert_lock_attempts,
+		.boot_value = 0,
+		.min_value = 0,
+		.max_value = WALSCALE_MAX_ATTEMPTS,
+		.context = PGC_SIGHUP,
+		.assign_hook = walscale_assign_insert_lock_attempts,
+		.recheck = true,
+		.effective = walscale_effective_insert_lock_attempts,
+	},
+	{
+		.name = "walscale.fastpath_groups",
+		.short_desc = "Number of 16-slot fast-path lock groups per backend.",
+		.long_desc = "0 derives it from max_locks_per_transaction, as PostgreSQL does.",
+		.variable = &walscale_fastpath_groups,
+		.boot_value = 0,
+		.min_value = 0,
+		.max_value = FP_LOCK_GROUPS_PER_BACKEND_MAX,
+		.context = PGC_POSTMASTER,
+		.check_hook = walscale_check_fastpath_groups,
+		.recheck = true,
+		.effective = walscale_effective_fastpath_groups,
+	},
+	{
+		.name = "walscale.auto_interval",
+		.short_desc = "Time over which auto mode measures contention before each decision.",
+		.long_desc = "Changes are at least this far apart.",
+		.variable = &walscale_auto_interval,
+		.boot_value = 10,
+		.min_value = 1,
+		.max_value = 3600,
+		.context = PGC_SIGHUP,
+		.flags = GUC_UNIT_S,
+		.effective = walscale_effective_auto_interval,
+		.auto_mode_only = true,
+	},
+	{
+		.name = "walscale.auto_min_locks",
+		.short_desc = "Fewest WAL insertion locks auto mode goes down to.",
+		.long_desc = "PostgreSQL's own 8 by default, so that auto mode "
+		"never has fewer locks than a stock server.",
+		.variable = &walscale_auto_min_locks_setting,
+		.boot_value = WALSCALE_STOCK_INSERT_LOCKS,
+		.min_value = 1,
+		.max_value = XLOG_INSERT_LOCKS_MAX,
+		.context = PGC_SIGHUP,
+		.effective = walscale_auto_min_locks,
+		.auto_mode_only = true,
+	},
+	/* in effect on any server: no row in walscale_setting_status */
+	{
+		.name = "walscale.sample_interval",
+		.short_desc = "Time between two samples of the backends' wait events.",
+		.long_desc = "0 turns sampling off.",
+		.variable = &walscale_sample_interval,
+		.boot_value = WALSCALE_SAMPLE_INTERVAL_DEFAULT,
+		.min_value = 0,
+		.max_value = WALSCALE_SAMPLE_INTERVAL_MAX,
+		.context = PGC_SIGHUP,
+		.flags = GUC_UNIT_MS,
+	},
+};
+
 void
 _PG_init(void)
 {
-	char	   *config_insert_locks;
-	char	   *config_attempts;
-	char	   *config_fastpath_groups;
+	char	   *config_values[lengthof(walscale_settings)];
 
 	/*
 	 * Shared memory is sized at server start; loaded later, the module only
@@ -218,81 +374,29 @@ _PG_init(void)
 	if (!walscale_core_active && !IsUnderPostmaster)
 		walscale_warn_core_missing();
 
-	config_insert_locks = walscale_config_value("walscale.insert_locks");
-	config_attempts = walscale_config_value("walscale.insert_lock_attempts");
-	config_fastpath_groups = walscale_config_value("walscale.fastpath_groups");
+	/* read before the definitions replace a bad value with the boot value */
+	for (int i = 0; i < lengthof(walscale_settings); i++)
+		config_values[i] = walscale_settings[i].recheck ?
+			walscale_config_value(walscale_settings[i].name) : NULL;
 
-	DefineCustomIntVariable("walscale.insert_locks",
-							"Number of WAL insertion locks, or -1 to size them from contention.",
-							"More locks let more backends copy WAL records at once; "
-							"PostgreSQL's own number is 8.  A reload changes it, "
-							"through walscale's background worker, which in auto "
-							"mode (-1, the default) also chooses the number.",
-							&walscale_insert_locks,
-							WALSCALE_INSERT_LOCKS_AUTO,
-							WALSCALE_INSERT_LOCKS_AUTO, XLOG_INSERT_LOCKS_MAX,
-							PGC_SIGHUP,
-							0,
-							walscale_check_insert_locks,
-							walscale_assign_insert_locks, NULL);
+	for (int i = 0; i < lengthof(walscale_settings); i++)
+	{
+		const WalscaleSetting *setting = &walscale_settings[i];
 
-	DefineCustomIntVariable("walscale.auto_interval",
-							"Time over which auto mode measures contention before each decision.",
-							"Changes are at least this far apart.",
-							&walscale_auto_interval,
-							10,
-							1, 3600,
-							PGC_SIGHUP,
-							GUC_UNIT_S,
-							NULL, NULL, NULL);
-
-	DefineCustomIntVariable("walscale.auto_min_locks",
-							"Fewest WAL insertion locks auto mode goes down to.",
-							"PostgreSQL's own 8 by default, so that auto mode "
-							"never has fewer locks than a stock server.",
-							&walscale_auto_min_locks_setting,
-							WALSCALE_STOCK_INSERT_LOCKS,
-							1, XLOG_INSERT_LOCKS_MAX,
-							PGC_SIGHUP,
-							0,
-							NULL, NULL, NULL);
-
-	DefineCustomIntVariable("walscale.sample_interval",
-							"Time between two samples of the backends' wait events.",
-							"0 turns sampling off.",
-							&walscale_sample_interval,
-							WALSCALE_SAMPLE_INTERVAL_DEFAULT,
-							0, WALSCALE_SAMPLE_INTERVAL_MAX,
-							PGC_SIGHUP,
-							GUC_UNIT_MS,
-							NULL, NULL, NULL);
-
-	DefineCustomIntVariable("walscale.insert_lock_attempts",
-							"Conditional attempts on different WAL insertion locks before sleeping on one.",
-							"0 sleeps on the preferred lock, as PostgreSQL does; "
-							"at most the number of locks minus 1 are made.",
-							&walscale_insert_lock_attempts,
-							0,
-							0, WALSCALE_MAX_ATTEMPTS,
-							PGC_SIGHUP,
-							0,
-							NULL, walscale_assign_insert_lock_attempts, NULL);
-
-	DefineCustomIntVariable("walscale.fastpath_groups",
-							"Number of 16-slot fast-path lock groups per backend.",
-							"0 derives it from max_locks_per_transaction, as PostgreSQL does.",
-							&walscale_fastpath_groups,
-							0,
-							0, FP_LOCK_GROUPS_PER_BACKEND_MAX,
-							PGC_POSTMASTER,
-							0,
-							walscale_check_fastpath_groups, NULL, NULL);
+		DefineCustomIntVariable(setting->name, setting->short_desc,
+								setting->long_desc, setting->variable,
+								setting->boot_value,
+								setting->min_value, setting->max_value,
+								setting->context, setting->flags,
+								setting->check_hook, setting->assign_hook,
+								NULL);
+	}
 
 	MarkGUCPrefixReserved("walscale");
 
-	walscale_recheck_config_value("walscale.insert_locks", config_insert_locks);
-	walscale_recheck_config_value("walscale.insert_lock_attempts", config_attempts);
-	walscale_recheck_config_value("walscale.fastpath_groups", config_fastpath_groups);
+	for (int i = 0; i < lengthof(walscale_settings); i++)
+		walscale_recheck_config_value(walscale_settings[i].name,
+									  config_values[i]);
 
 	/*
 	 * Without the core, the settings keep their values, checked as above, and
@@ -375,16 +479,15 @@ walscale_settings_info(PG_FUNCTION_ARGS)
 	 */
 	values[i] = Int32GetDatum(&WalscaleCoreVersion != NULL ? WalscaleCoreVersion : 0);
 	nulls[i++] = &WalscaleCoreVersion == NULL;
-	values[i++] = Int32GetDatum(walscale_core_active ? GetNumWALInsertLocks() :
-								WALSCALE_STOCK_INSERT_LOCKS);
+	values[i++] = Int32GetDatum(walscale_effective_insert_locks());
 	if (tupdesc->natts >= SETTINGS_COLS_V1_1)
 	{
 		values[i++] = Int32GetDatum(walscale_insert_locks);
 		values[i++] = Int32GetDatum(walscale_core_active ? GetMaxWALInsertLocks() :
 									WALSCALE_STOCK_INSERT_LOCKS);
 	}
-	values[i++] = Int32GetDatum(walscale_core_active ? XLogInsertLockAttempts : 0);
-	values[i++] = Int32GetDatum(FastPathLockGroupsPerBackend);
+	values[i++] = Int32GetDatum(walscale_effective_insert_lock_attempts());
+	values[i++] = Int32GetDatum(walscale_effective_fastpath_groups());
 	values[i++] = CStringGetTextDatum(walscale_core_active &&
 									  FastPathLockGroupsRequested != 0 ?
 									  "walscale.fastpath_groups" :
@@ -426,13 +529,6 @@ Datum
 walscale_setting_status(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	static const char *const names[] = {
-		"walscale.insert_locks",
-		"walscale.insert_lock_attempts",
-		"walscale.fastpath_groups",
-		"walscale.auto_interval",
-		"walscale.auto_min_locks",
-	};
 	char	   *no_core = walscale_core_active ? NULL :
 		walscale_core_missing_reason();
 
@@ -441,36 +537,22 @@ walscale_setting_status(PG_FUNCTION_ARGS)
 	if (rsinfo->setDesc->natts != 5)
 		elog(ERROR, "incorrect number of output arguments");
 
-	for (int k = 0; k < lengthof(names); k++)
+	for (int k = 0; k < lengthof(walscale_settings); k++)
 	{
+		const WalscaleSetting *setting = &walscale_settings[k];
 		Datum		values[5];
 		bool		nulls[5] = {0};
-		int			effective;
 		char	   *reason = no_core;
 
-		switch (k)
-		{
-			case 0:
-				effective = walscale_core_active ? GetNumWALInsertLocks() :
-					WALSCALE_STOCK_INSERT_LOCKS;
-				break;
-			case 1:
-				effective = walscale_core_active ? XLogInsertLockAttempts : 0;
-				break;
-			case 2:
-				effective = FastPathLockGroupsPerBackend;
-				break;
-			default:
-				effective = k == 3 ? walscale_auto_interval :
-					walscale_auto_min_locks();
-				if (reason == NULL &&
-					walscale_insert_locks != WALSCALE_INSERT_LOCKS_AUTO)
-					reason = "Auto mode is off: \"walscale.insert_locks\" is not -1.";
-				break;
-		}
-		values[0] = CStringGetTextDatum(names[k]);
-		values[1] = CStringGetTextDatum(GetConfigOptionByName(names[k], NULL, false));
-		values[2] = Int32GetDatum(effective);
+		if (setting->effective == NULL)
+			continue;
+		if (reason == NULL && setting->auto_mode_only &&
+			walscale_insert_locks != WALSCALE_INSERT_LOCKS_AUTO)
+			reason = "Auto mode is off: \"walscale.insert_locks\" is not -1.";
+
+		values[0] = CStringGetTextDatum(setting->name);
+		values[1] = CStringGetTextDatum(GetConfigOptionByName(setting->name, NULL, false));
+		values[2] = Int32GetDatum(setting->effective());
 		values[3] = BoolGetDatum(reason == NULL);
 		if (reason != NULL)
 			values[4] = CStringGetTextDatum(reason);

@@ -48,7 +48,11 @@ extern bool walscale_core_active;
 /* shared memory is attached: walscale was preloaded */
 extern bool walscale_shmem_attached;
 
-/* the settings that more than one file reads; walscale.c defines the GUCs */
+/*
+ * The settings that more than one file reads.  walscale.c defines each
+ * beside its row in the settings' table, and the GUC machinery sets it: no
+ * file calls into walscale.c for them.
+ */
 extern PGDLLIMPORT int walscale_insert_locks;
 extern PGDLLIMPORT int walscale_auto_interval;
 extern PGDLLIMPORT int walscale_auto_min_locks_setting;

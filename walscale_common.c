@@ -2,8 +2,7 @@
  *
  * walscale_common.c
  *		What every walscale file needs: whether the core patch is in
- *		effect, whether walscale was preloaded, and the settings that more
- *		than one file reads.
+ *		effect, whether walscale was preloaded, and the checks of both.
  *
  * Copyright (c) 2026, walscale developers
  *
@@ -14,12 +13,6 @@
 #include "utils/guc.h"
 
 #include "walscale.h"
-
-/* GUC variables; walscale.c defines the GUCs */
-int			walscale_insert_locks = WALSCALE_INSERT_LOCKS_AUTO;
-int			walscale_auto_interval = 10;
-int			walscale_auto_min_locks_setting = WALSCALE_STOCK_INSERT_LOCKS;
-int			walscale_sample_interval = WALSCALE_SAMPLE_INTERVAL_DEFAULT;
 
 bool		walscale_core_active = false;
 bool		walscale_shmem_attached = false;
