@@ -56,6 +56,7 @@ static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 
 PG_FUNCTION_INFO_V1(walscale_reset);
 PG_FUNCTION_INFO_V1(walscale_settings_info);
+PG_FUNCTION_INFO_V1(walscale_settings_info_1_5);
 PG_FUNCTION_INFO_V1(walscale_setting_status);
 
 static void
@@ -420,10 +421,7 @@ _PG_init(void)
 	shmem_startup_hook = walscale_shmem_startup;
 }
 
-/*
- * The SQL functions' columns changed with the extension's version: tell the
- * versions apart by the number of columns that the installed SQL declares.
- */
+/* walscale_settings' columns, by the extension version that set them */
 #define SETTINGS_COLS_V1_0	5
 #define SETTINGS_COLS_V1_1	11
 #define SETTINGS_COLS_V1_2	12
@@ -455,10 +453,11 @@ walscale_reset(PG_FUNCTION_ARGS)
 
 /*
  * The settings in effect, as the server applied them, beside the number of
- * insertion locks configured, and the last resize.
+ * insertion locks configured, and the last resize, in the columns of the
+ * extension version given.
  */
-Datum
-walscale_settings_info(PG_FUNCTION_ARGS)
+static Datum
+walscale_settings_info_internal(FunctionCallInfo fcinfo, WalscaleVersion version)
 {
 	TupleDesc	tupdesc;
 	Datum		values[SETTINGS_COLS_V1_2];
@@ -468,9 +467,14 @@ walscale_settings_info(PG_FUNCTION_ARGS)
 	walscale_require_preloaded();
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
-	if (tupdesc->natts != SETTINGS_COLS_V1_0 &&
-		tupdesc->natts != SETTINGS_COLS_V1_1 &&
-		tupdesc->natts != SETTINGS_COLS_V1_2)
+
+	/* the entry point of 1.0 to 1.4 serves the columns of 1.0, 1.1 and 1.2 */
+	if (version == WALSCALE_V1_0)
+		version = tupdesc->natts == SETTINGS_COLS_V1_2 ? WALSCALE_V1_2 :
+			tupdesc->natts == SETTINGS_COLS_V1_1 ? WALSCALE_V1_1 : WALSCALE_V1_0;
+	if (tupdesc->natts != (version >= WALSCALE_V1_2 ? SETTINGS_COLS_V1_2 :
+						   version >= WALSCALE_V1_1 ? SETTINGS_COLS_V1_1 :
+						   SETTINGS_COLS_V1_0))
 		elog(ERROR, "incorrect number of output arguments");
 
 	/*
@@ -480,7 +484,7 @@ walscale_settings_info(PG_FUNCTION_ARGS)
 	values[i] = Int32GetDatum(&WalscaleCoreVersion != NULL ? WalscaleCoreVersion : 0);
 	nulls[i++] = &WalscaleCoreVersion == NULL;
 	values[i++] = Int32GetDatum(walscale_effective_insert_locks());
-	if (tupdesc->natts >= SETTINGS_COLS_V1_1)
+	if (version >= WALSCALE_V1_1)
 	{
 		values[i++] = Int32GetDatum(walscale_insert_locks);
 		values[i++] = Int32GetDatum(walscale_core_active ? GetMaxWALInsertLocks() :
@@ -492,7 +496,7 @@ walscale_settings_info(PG_FUNCTION_ARGS)
 									  FastPathLockGroupsRequested != 0 ?
 									  "walscale.fastpath_groups" :
 									  "max_locks_per_transaction");
-	if (tupdesc->natts >= SETTINGS_COLS_V1_1)
+	if (version >= WALSCALE_V1_1)
 	{
 		WalscaleResizeRecord record;
 
@@ -511,14 +515,27 @@ walscale_settings_info(PG_FUNCTION_ARGS)
 			nulls[i++] = true;
 		}
 	}
-	if (tupdesc->natts >= SETTINGS_COLS_V1_2)
+	if (version >= WALSCALE_V1_2)
 		values[i++] = CStringGetTextDatum(!walscale_core_active ? "not in effect" :
 										  walscale_insert_locks ==
 										  WALSCALE_INSERT_LOCKS_AUTO ?
 										  "auto" : "fixed");
 	Assert(i == tupdesc->natts);
 
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+	return HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls));
+}
+
+/* extension versions 1.0 to 1.4 */
+Datum
+walscale_settings_info(PG_FUNCTION_ARGS)
+{
+	return walscale_settings_info_internal(fcinfo, WALSCALE_V1_0);
+}
+
+Datum
+walscale_settings_info_1_5(PG_FUNCTION_ARGS)
+{
+	return walscale_settings_info_internal(fcinfo, WALSCALE_V1_5);
 }
 
 /*

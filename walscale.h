@@ -58,6 +58,24 @@ extern PGDLLIMPORT int walscale_auto_interval;
 extern PGDLLIMPORT int walscale_auto_min_locks_setting;
 extern PGDLLIMPORT int walscale_sample_interval;
 
+/*
+ * The extension's SQL versions, for the C functions whose columns changed
+ * with them.  From 1.5 on, such a function has one C entry point per version
+ * (walscale_settings_info_1_5, ...), each passing its version to the
+ * function's _internal(), as pg_stat_statements does; the entry point of 1.0
+ * to 1.4 passes the oldest version it serves, and _internal() tells the
+ * others apart by the number of columns the installed SQL declares.
+ */
+typedef enum WalscaleVersion
+{
+	WALSCALE_V1_0 = 0,
+	WALSCALE_V1_1,
+	WALSCALE_V1_2,
+	WALSCALE_V1_3,
+	WALSCALE_V1_4,
+	WALSCALE_V1_5,
+} WalscaleVersion;
+
 extern void walscale_require_preloaded(void);
 extern void walscale_require_core(const char *what);
 extern char *walscale_core_missing_reason(void);

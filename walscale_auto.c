@@ -44,19 +44,7 @@
 
 #define AUTO_REASON_LEN			64
 
-/*
- * walscale_auto_decisions' columns by extension version: 10 in 1.2 and 1.3,
- * which share a C symbol with 1.4's 12 and are told apart by their number;
- * from 1.5 each version has a symbol of its own, as in pg_stat_statements.
- */
-typedef enum DecisionsVersion
-{
-	DECISIONS_V1_2_TO_1_4,		/* 1.2 or 1.4, by the number of columns */
-	DECISIONS_V1_2,
-	DECISIONS_V1_4,
-	DECISIONS_V1_5,
-} DecisionsVersion;
-
+/* walscale_auto_decisions' columns, by the extension version that set them */
 #define DECISIONS_COLS_V1_2		10
 #define DECISIONS_COLS_V1_4		12
 #define DECISIONS_COLS_V1_5		14
@@ -373,7 +361,7 @@ walscale_auto_step(void)
  * extension version given.
  */
 static void
-auto_decisions_internal(FunctionCallInfo fcinfo, DecisionsVersion version)
+auto_decisions_internal(FunctionCallInfo fcinfo, WalscaleVersion version)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	AutoDecision *copy;
@@ -384,11 +372,13 @@ auto_decisions_internal(FunctionCallInfo fcinfo, DecisionsVersion version)
 	walscale_require_preloaded();
 	InitMaterializedSRF(fcinfo, 0);
 	natts = rsinfo->setDesc->natts;
-	if (version == DECISIONS_V1_2_TO_1_4)
-		version = natts == DECISIONS_COLS_V1_2 ? DECISIONS_V1_2 : DECISIONS_V1_4;
-	if (natts != (version == DECISIONS_V1_2 ? DECISIONS_COLS_V1_2 :
-				  version == DECISIONS_V1_4 ? DECISIONS_COLS_V1_4 :
-				  DECISIONS_COLS_V1_5))
+
+	/* the entry point of 1.2 to 1.4 serves the columns of 1.2 and 1.4 */
+	if (version == WALSCALE_V1_2 && natts == DECISIONS_COLS_V1_4)
+		version = WALSCALE_V1_4;
+	if (natts != (version >= WALSCALE_V1_5 ? DECISIONS_COLS_V1_5 :
+				  version >= WALSCALE_V1_4 ? DECISIONS_COLS_V1_4 :
+				  DECISIONS_COLS_V1_2))
 		elog(ERROR, "incorrect number of output arguments");
 
 	copy = palloc(sizeof(auto_shared->decisions));
@@ -415,12 +405,12 @@ auto_decisions_internal(FunctionCallInfo fcinfo, DecisionsVersion version)
 		values[i++] = Float8GetDatum(d->waits_per_1000);
 		values[i++] = Float8GetDatum(d->blocked_ms_per_s);
 		values[i++] = Int32GetDatum(d->locks_used);
-		if (version >= DECISIONS_V1_4)
+		if (version >= WALSCALE_V1_4)
 		{
 			values[i++] = Float8GetDatum(d->backends);
 			values[i++] = Float8GetDatum(d->blocked_share);
 		}
-		if (version >= DECISIONS_V1_5)
+		if (version >= WALSCALE_V1_5)
 		{
 			/* the start of auto mode judged no window */
 			nulls[i] = d->window_s == 0;
@@ -437,13 +427,13 @@ auto_decisions_internal(FunctionCallInfo fcinfo, DecisionsVersion version)
 Datum
 walscale_auto_decisions(PG_FUNCTION_ARGS)
 {
-	auto_decisions_internal(fcinfo, DECISIONS_V1_2_TO_1_4);
+	auto_decisions_internal(fcinfo, WALSCALE_V1_2);
 	return (Datum) 0;
 }
 
 Datum
 walscale_auto_decisions_1_5(PG_FUNCTION_ARGS)
 {
-	auto_decisions_internal(fcinfo, DECISIONS_V1_5);
+	auto_decisions_internal(fcinfo, WALSCALE_V1_5);
 	return (Datum) 0;
 }

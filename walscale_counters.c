@@ -51,11 +51,9 @@ typedef struct WalscaleCounters
 static WalscaleCounters *counters = NULL;
 
 PG_FUNCTION_INFO_V1(walscale_insert_lock_stats);
+PG_FUNCTION_INFO_V1(walscale_insert_lock_stats_1_5);
 
-/*
- * The SQL function's columns changed with the extension's version: tell the
- * versions apart by the number of columns that the installed SQL declares.
- */
+/* walscale_stats' columns, by the extension version that set them */
 #define STATS_COLS_V1_0		9
 #define STATS_COLS_V1_1		10
 
@@ -228,10 +226,12 @@ walscale_counters_resize_record(WalscaleResizeRecord *record)
 
 /*
  * One row per WAL insertion lock active now or at some time since the last
- * reset: its counters since the reset.
+ * reset: its counters since the reset, in the columns of the extension
+ * version given.
  */
-Datum
-walscale_insert_lock_stats(PG_FUNCTION_ARGS)
+static void
+walscale_insert_lock_stats_internal(FunctionCallInfo fcinfo,
+									WalscaleVersion version)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	int			ncols;
@@ -243,7 +243,11 @@ walscale_insert_lock_stats(PG_FUNCTION_ARGS)
 	walscale_require_core("walscale_stats");
 	InitMaterializedSRF(fcinfo, 0);
 	ncols = rsinfo->setDesc->natts;
-	if (ncols != STATS_COLS_V1_0 && ncols != STATS_COLS_V1_1)
+
+	/* the entry point of 1.0 to 1.4 serves the columns of 1.0 and 1.1 */
+	if (version == WALSCALE_V1_0 && ncols == STATS_COLS_V1_1)
+		version = WALSCALE_V1_1;
+	if (ncols != (version >= WALSCALE_V1_1 ? STATS_COLS_V1_1 : STATS_COLS_V1_0))
 		elog(ERROR, "incorrect number of output arguments");
 
 	baseline = palloc(sizeof(uint64) * XLOG_INSERT_LOCKS_MAX * WALINSERT_NUM_COUNTERS);
@@ -268,7 +272,7 @@ walscale_insert_lock_stats(PG_FUNCTION_ARGS)
 			c[k] -= base[k];
 
 		values[i++] = Int32GetDatum(lockno);
-		if (ncols >= STATS_COLS_V1_1)
+		if (version >= WALSCALE_V1_1)
 			values[i++] = BoolGetDatum(lockno < nactive);
 		values[i++] = Int64GetDatum(c[WALINSERT_FIRST_TRY] + c[WALINSERT_CONTENDED]);
 		values[i++] = Int64GetDatum(c[WALINSERT_FIRST_TRY]);
@@ -282,6 +286,19 @@ walscale_insert_lock_stats(PG_FUNCTION_ARGS)
 
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
+}
 
+/* extension versions 1.0 to 1.4 */
+Datum
+walscale_insert_lock_stats(PG_FUNCTION_ARGS)
+{
+	walscale_insert_lock_stats_internal(fcinfo, WALSCALE_V1_0);
+	return (Datum) 0;
+}
+
+Datum
+walscale_insert_lock_stats_1_5(PG_FUNCTION_ARGS)
+{
+	walscale_insert_lock_stats_internal(fcinfo, WALSCALE_V1_5);
 	return (Datum) 0;
 }

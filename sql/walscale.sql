@@ -197,11 +197,26 @@ SELECT count(*) >= 0 AS decisions_1_5_read,
        coalesce(bool_and(rate IS NULL OR (rate >= 0 AND rate_spread >= 0)), true) AS figures_sane
 FROM walscale_auto_decisions;
 SELECT has_table_privilege('public', 'walscale_auto_decisions', 'SELECT') AS decisions_readable;
+-- from 1.5 on, the functions whose columns changed call the C entry point
+-- of their version
+SELECT p.proname, p.prosrc
+FROM pg_depend d JOIN pg_proc p ON p.oid = d.objid
+WHERE d.classid = 'pg_proc'::regclass AND d.deptype = 'e'
+  AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'walscale')
+  AND p.prosrc <> p.proname::text
+ORDER BY p.proname;
+SELECT count(*) AS locks, bool_and(active) AS all_active FROM walscale_stats;
+SELECT insert_locks, insert_locks_configured, insert_locks_mode
+FROM walscale_settings;
 DROP EXTENSION walscale;
 
--- version 1.4, installed as it is, reads the 1.5 module's decisions
+-- version 1.4, installed as it is, reads the 1.5 module's decisions, stats
+-- and settings through the entry points of 1.0 to 1.4
 CREATE EXTENSION walscale VERSION '1.4';
 SELECT count(*) >= 0 AS decisions_1_4_read FROM walscale_auto_decisions;
+SELECT count(*) AS locks, bool_and(active) AS all_active FROM walscale_stats;
+SELECT insert_locks, insert_locks_configured, insert_locks_mode
+FROM walscale_settings;
 DROP EXTENSION walscale;
 
 -- version 1.1, installed as it is, keeps working too
