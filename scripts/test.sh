@@ -60,12 +60,20 @@ else
 fi
 
 # walscale's own suites run on the flavor with assertions and injection
-# points; PostgreSQL's suites above ran on the plain patched build
+# points; PostgreSQL's suites above ran on the plain patched build.
+# WALSCALE_TAP=0 runs the pg_regress suite alone.
+tap_args=()
+if [ "${WALSCALE_TAP:-1}" = 0 ]; then
+	tap_args=(TAP_TESTS=)
+	skipped+=("walscale's TAP suites (WALSCALE_TAP=0)")
+elif [ -n "${PROVE_TESTS:-}" ]; then
+	skipped+=("the TAP files not in PROVE_TESTS=$PROVE_TESTS")
+fi
 echo "walscale: testing against $PG_TESTED (stock baseline $PG_STOCK, core version $PG_OLDER_CORE_VERSION $PG_OLDER_CORE)"
 as_run_user_with_test_cgroups env PG_STOCK="$PG_STOCK" PG_PATCHED="$PG_TESTED" WALSCALE_INJECTION_POINTS=required \
 	PG_OLDER_CORE="$PG_OLDER_CORE" PG_OLDER_CORE_VERSION="$PG_OLDER_CORE_VERSION" WALSCALE_OLDER_CORE=required \
 	WALSCALE_CORE_VERSION="$(core_version_of_patches)" \
-	make --no-print-directory -C "$run" installcheck PG_CONFIG="$PG_TESTED/bin/pg_config" \
+	make --no-print-directory -C "$run" installcheck PG_CONFIG="$PG_TESTED/bin/pg_config" "${tap_args[@]}" \
 	PROVE_FLAGS="--timer ${PROVE_FLAGS:-}" 2>&1 | tee "$run/installcheck.out" || status=1
 if [ $status != 0 ]; then
 	for f in "$run"/regression.diffs "$run"/tmp_check/log/regress_log_*; do
@@ -77,7 +85,6 @@ fi
 # The last lines: every suite that did not run, and why (a TAP file that
 # skips itself says why in prove's line for it), so that a skip is never
 # read as a pass.
-[ -z "${PROVE_TESTS:-}" ] || skipped+=("the TAP files not in PROVE_TESTS=$PROVE_TESTS")
 while IFS= read -r line; do
 	skipped+=("$line")
 done < <(sed -n 's/^.*\(t\/[0-9A-Za-z_]*\.pl\) \.* *skipped: \(.*\)$/\1 (\2)/p' "$run/installcheck.out")
