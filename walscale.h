@@ -34,7 +34,7 @@
 /* walscale.insert_locks = -1: the background worker chooses the number */
 #define WALSCALE_INSERT_LOCKS_AUTO	(-1)
 
-/* walscale.sample_interval, in ms: the default and the bounds (README) */
+/* walscale.sample_interval in ms: default and bounds (docs/advice.md) */
 #define WALSCALE_SAMPLE_INTERVAL_DEFAULT	10
 #define WALSCALE_SAMPLE_INTERVAL_MAX		1000
 

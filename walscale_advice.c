@@ -83,7 +83,7 @@
 
 /*
  * The wait samples the advisor needs: at least this many of active
- * backends, over at least this span (README, "What to change").
+ * backends, over at least this span (docs/advice.md).
  */
 #define ADVICE_MIN_ACTIVE_SAMPLES	1000
 #define ADVICE_MIN_SAMPLED_SPAN_S	30
