@@ -85,13 +85,22 @@ walscale_shmem_startup(void)
 		prev_shmem_startup_hook();
 
 	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
-	locks = GetNamedLWLockTranche("walscale");
-	found = walscale_counters_shmem_init(&locks[0].lock);
+
+	/*
+	 * The structures keep pointers to these locks, set by the process that
+	 * initialises shared memory: the postmaster or a single-user backend.  An
+	 * EXEC_BACKEND child, which runs this hook too, finds them set, and could
+	 * not look the tranche up: GetNamedLWLockTranche() searches the requests,
+	 * which only the process that initialised shared memory made.
+	 */
+	locks = IsUnderPostmaster ? NULL : GetNamedLWLockTranche("walscale");
+	found = walscale_counters_shmem_init(locks ? &locks[0].lock : NULL);
+	Assert(found == (locks == NULL));
 	walscale_fastpath_shmem_init();
 	walscale_worker_shmem_init();
-	walscale_auto_shmem_init(&locks[1].lock, found);
+	walscale_auto_shmem_init(locks ? &locks[1].lock : NULL, found);
 	walscale_advice_shmem_init(found);
-	walscale_waits_shmem_init(&locks[2].lock);
+	walscale_waits_shmem_init(locks ? &locks[2].lock : NULL);
 	LWLockRelease(AddinShmemInitLock);
 	walscale_shmem_attached = true;
 
