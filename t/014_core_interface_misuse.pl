@@ -19,7 +19,8 @@
 # (e) XLOGShmemSize() depends on the number allocated alone, and changes
 #     nothing, whatever the number requested: an EXEC_BACKEND child, which
 #     computes it again with its own requested number, must find the
-#     postmaster's size.
+#     postmaster's size.  Computed here in one backend, on any build;
+#     t/022 (c) runs such children on an EXEC_BACKEND build.
 #
 # After each crash the server recovers with every committed row and takes
 # new ones.

@@ -19,3 +19,9 @@ AS 'MODULE_PATHNAME' LANGUAGE C STRICT;
 CREATE FUNCTION walscale_test_insert_locks(OUT allocated int, OUT active int)
 RETURNS record
 AS 'MODULE_PATHNAME' LANGUAGE C STRICT;
+
+-- Whether the server is built with EXEC_BACKEND, where every child of the
+-- postmaster loads shared_preload_libraries again.
+CREATE FUNCTION walscale_test_exec_backend()
+RETURNS bool
+AS 'MODULE_PATHNAME' LANGUAGE C STRICT;

@@ -3,7 +3,8 @@
  * walscale_test_core.c
  *	  Uses of the walscale core patch's interface that its documentation
  *	  forbids, so that a test can show the core refusing them instead of
- *	  hanging or sizing shared memory twice.  For t/014 only; never shipped.
+ *	  hanging or sizing shared memory twice.  For t/014 and t/022 only; never
+ *	  shipped.
  *
  *	  - walscale_test_attach_resize() makes an injection point call
  *	    SetNumWALInsertLocks(), which then runs in whatever the process was
@@ -13,6 +14,14 @@
  *	    a module that sizes only the number active would.
  *	  - walscale_test_xlog_shmem_size() computes XLOGShmemSize() with another
  *	    requested number, as an EXEC_BACKEND child does with its own.
+ *	  - walscale_test_exec_backend() says whether the server is built with
+ *	    EXEC_BACKEND.
+ *	  - walscale_test_core.child_requested_locks and
+ *	    walscale_test_core.child_fastpath_groups (preloaded only) set
+ *	    XLogInsertLocksRequested and FastPathLockGroupsRequested in the
+ *	    processes that load the preloaded libraries again, not in the
+ *	    postmaster: only EXEC_BACKEND children do, and they size nothing,
+ *	    so the core must hold them to the postmaster's numbers (t/022).
  *
  * Copyright (c) 2026, walscale developers
  *
@@ -25,6 +34,7 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "storage/proc.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/injection_point.h"
@@ -33,6 +43,10 @@ PG_MODULE_MAGIC;
 
 /* 0: leave XLogInsertLocksRequested as it is */
 static int	requested_locks = 0;
+
+/* in EXEC_BACKEND children only; 0: leave the number as it is */
+static int	child_requested_locks = 0;
+static int	child_fastpath_groups = 0;
 
 PGDLLEXPORT void walscale_test_resize_callback(const char *name,
 											   const void *private_data,
@@ -52,10 +66,38 @@ _PG_init(void)
 							PGC_POSTMASTER,
 							0,
 							NULL, NULL, NULL);
+	DefineCustomIntVariable("walscale_test_core.child_requested_locks",
+							"Sets XLogInsertLocksRequested in EXEC_BACKEND children, not in the postmaster.",
+							"0 leaves it as it is.",
+							&child_requested_locks,
+							0, 0, XLOG_INSERT_LOCKS_MAX,
+							PGC_POSTMASTER,
+							0,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("walscale_test_core.child_fastpath_groups",
+							"Sets FastPathLockGroupsRequested in EXEC_BACKEND children, not in the postmaster.",
+							"0 leaves it as it is.",
+							&child_fastpath_groups,
+							0, 0, FP_LOCK_GROUPS_PER_BACKEND_MAX,
+							PGC_POSTMASTER,
+							0,
+							NULL, NULL, NULL);
 	MarkGUCPrefixReserved("walscale_test_core");
 
 	if (requested_locks > 0)
 		XLogInsertLocksRequested = requested_locks;
+
+	/*
+	 * Under the postmaster, preloading happens only in an EXEC_BACKEND child,
+	 * before it attaches to shared memory; a forked child never gets here.
+	 */
+	if (IsUnderPostmaster)
+	{
+		if (child_requested_locks > 0)
+			XLogInsertLocksRequested = child_requested_locks;
+		if (child_fastpath_groups > 0)
+			FastPathLockGroupsRequested = child_fastpath_groups;
+	}
 }
 
 /*
@@ -113,4 +155,16 @@ walscale_test_insert_locks(PG_FUNCTION_ARGS)
 	values[0] = Int32GetDatum(XLogInsertLocksAllocated);
 	values[1] = Int32GetDatum(GetNumWALInsertLocks());
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+/* Whether this server is built with EXEC_BACKEND: its children exec. */
+PG_FUNCTION_INFO_V1(walscale_test_exec_backend);
+Datum
+walscale_test_exec_backend(PG_FUNCTION_ARGS)
+{
+#ifdef EXEC_BACKEND
+	PG_RETURN_BOOL(true);
+#else
+	PG_RETURN_BOOL(false);
+#endif
 }
