@@ -34,6 +34,21 @@ ensure_injection_server() {
 	export PG_TESTED
 }
 
+# The flavor of the patched server built with EXEC_BACKEND, as on Windows:
+# every child of the postmaster is a new process image that loads
+# shared_preload_libraries and attaches to shared memory again, instead of
+# inheriting both through fork().  No injection points: walscale's suites
+# that need them skip themselves there.
+execbackend_configure_opts=(--enable-tap-tests --enable-debug --without-icu
+	CPPFLAGS=-DEXEC_BACKEND)
+
+# Build (once, cached) the EXEC_BACKEND flavor; set PG_EXEC to it.
+ensure_execbackend_server() {
+	"$repo/scripts/build-postgres.sh" --flavor execbackend -- "${execbackend_configure_opts[@]}"
+	PG_EXEC=$(readlink -f "$repo/.pg/walscale-execbackend")
+	export PG_EXEC
+}
+
 # Build (once, cached) the patched server of the core version before this
 # one: the patches up to, not including, the last that sets
 # WALSCALE_CORE_VERSION.  walscale must start there in observe mode, as after

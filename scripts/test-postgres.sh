@@ -3,27 +3,29 @@
 # built from, against that server with walscale preloaded at extreme settings;
 # then walscale's robustness tests (crash, standby, all-locks loop, hostile
 # input: t/1NN_*.pl) and, in full mode, memory-error runs under
-# AddressSanitizer/UBSan and under valgrind.
+# AddressSanitizer/UBSan and under valgrind; and all of that which can run
+# without injection points on the patched server built with EXEC_BACKEND.
 #
-#   scripts/test-postgres.sh [ci|full|memcheck|valgrind|robustness]    (make test-postgres SUITES_MODE=...)
+#   scripts/test-postgres.sh [ci|full|memcheck|valgrind|robustness|execbackend]    (make test-postgres SUITES_MODE=...)
 #
 #   ci          what fits CI's budget (11 minutes measured on 2 idle cores,
-#               twice that on a busy machine), run by make test before
-#               walscale's own suites, which include t/1NN_*.pl with their
-#               short settings (about 4 minutes more):
+#               twice that on a busy machine, then 12 to 19 for
+#               execbackend, plus 4 to 7 to build it once), run by make
+#               test before walscale's own suites, which include t/1NN_*.pl
+#               with their short settings (about 4 minutes more):
 #                 src/test/regress (parallel schedule, then pg_amcheck of
 #                 the regression database) and src/test/isolation at
 #                 1/3/1, 1024/0/1024, 1/0/1024 and 1024/3/1 (every pair of
 #                 values of any two settings), and all of src/test/recovery
-#                 at 1024/3/1.
+#                 at 1024/3/1; and execbackend (below).
 #   full        (default) everything: regress and isolation at all eight
 #               combinations of insert_locks {1,1024} x attempts {0,3} x
 #               fastpath_groups {1,1024}; all of src/test/recovery at 1/3/1,
 #               1024/0/1024 and 1024/3/1; t/1NN_*.pl with long settings
 #               (25+25 crash cycles, 60-90 s of load, 6 resize-storm
-#               crashes after 30 s each); memcheck; and
-#               valgrind.  61 minutes on 2 idle cores (measured: 59 without
-#               valgrind, 2 for it).
+#               crashes after 30 s each); memcheck; valgrind; and
+#               execbackend.  61 minutes on 2 idle cores (measured: 59 without
+#               valgrind, 2 for it), then execbackend's 12 to 19.
 #   memcheck    build (once, cached) the patched server with --enable-cassert
 #               and -fsanitize=address,undefined into its own directory under
 #               the cache, walscale with the same flags, and run
@@ -36,6 +38,16 @@
 #               all-lock rounds at walscale.conf's settings, 1024/3/1024 and
 #               1/3/1; any valgrind error fails it.
 #   robustness  only t/1NN_*.pl, with the long settings of full.
+#   execbackend build (once, cached; 4 to 7 minutes) the patched server with
+#               CPPFLAGS=-DEXEC_BACKEND (.pg/walscale-execbackend), as on
+#               Windows: every child of the postmaster is exec'd, loads
+#               shared_preload_libraries and attaches to shared memory
+#               again.  On it: src/test/regress without walscale; regress
+#               and isolation with walscale at 1024/3/1024, as at the other
+#               configurations (resize loop, counters, restart); walscale's
+#               pg_regress suite, and its TAP files with their short
+#               settings and WALSCALE_EXEC_BACKEND=required (those that need
+#               injection points skip themselves: the flavor has none).
 #
 # src/test/recovery runs on the test flavor of the patched server
 # (assertions and injection points, .pg/walscale-injection), so that its
@@ -52,7 +64,10 @@
 # walscale.insert_lock_attempts and walscale.fastpath_groups.
 #
 # Environment (each overrides what the mode chooses):
-#   WALSCALE_SUITES             which of: regress isolation recovery robustness memcheck valgrind
+#   WALSCALE_SUITES             which of: regress isolation recovery robustness memcheck valgrind execbackend
+#   WALSCALE_EXECBACKEND_CONFIGS  configurations for regress and isolation with
+#                               walscale on the EXEC_BACKEND build (1024/3/1024)
+#   WALSCALE_EXECBACKEND_TESTS  walscale's TAP files to run there (all of t/*.pl)
 #   WALSCALE_SUITE_CONFIGS      configurations for regress and isolation
 #   WALSCALE_RECOVERY_CONFIGS   configurations for src/test/recovery
 #   WALSCALE_RECOVERY_TESTS     test files of src/test/recovery, "all", or "quick" (19 of them)
@@ -78,8 +93,8 @@ set -euo pipefail
 
 mode=${1:-full}
 case "$mode" in
-	ci | full | memcheck | valgrind | robustness) ;;
-	*) echo "usage: $0 [ci|full|memcheck|valgrind|robustness]" >&2; exit 2 ;;
+	ci | full | memcheck | valgrind | robustness | execbackend) ;;
+	*) echo "usage: $0 [ci|full|memcheck|valgrind|robustness|execbackend]" >&2; exit 2 ;;
 esac
 
 all_configs="1/0/1 1/0/1024 1/3/1 1/3/1024 1024/0/1 1024/0/1024 1024/3/1 1024/3/1024"
@@ -94,15 +109,15 @@ quick_recovery_tests="001_stream_rep.pl 002_archiving.pl 004_timeline_switch.pl
 	043_no_contrecord_switch.pl 045_archive_restartpoint.pl"
 case "$mode" in
 	ci)
-		suites=${WALSCALE_SUITES:-regress isolation recovery}
+		suites=${WALSCALE_SUITES:-regress isolation recovery execbackend}
 		# every pair of values of any two settings occurs in one of these
 		suite_configs=${WALSCALE_SUITE_CONFIGS:-1/3/1 1024/0/1024 1/0/1024 1024/3/1}
 		recovery_configs=${WALSCALE_RECOVERY_CONFIGS:-1024/3/1}
 		recovery_tests=${WALSCALE_RECOVERY_TESTS:-all}
-		expected="about 11 minutes on 2 idle cores, twice that on a busy machine"
+		expected="about 11 minutes on 2 idle cores, twice that on a busy machine, then 12 to 19 for the EXEC_BACKEND build's suites (plus 4 to 7 to build it, once)"
 		;;
 	full)
-		suites=${WALSCALE_SUITES:-regress isolation recovery robustness memcheck valgrind}
+		suites=${WALSCALE_SUITES:-regress isolation recovery robustness memcheck valgrind execbackend}
 		suite_configs=${WALSCALE_SUITE_CONFIGS:-$all_configs}
 		recovery_configs=${WALSCALE_RECOVERY_CONFIGS:-1/3/1 1024/0/1024 1024/3/1}
 		recovery_tests=${WALSCALE_RECOVERY_TESTS:-all}
@@ -123,7 +138,13 @@ case "$mode" in
 		suite_configs= recovery_configs= recovery_tests=
 		expected="about 15 minutes on 2 cores"
 		;;
+	execbackend)
+		suites=execbackend
+		suite_configs= recovery_configs= recovery_tests=
+		expected="12 to 19 minutes on 2 cores (plus 4 to 7 to build the server, once)"
+		;;
 esac
+execbackend_configs=${WALSCALE_EXECBACKEND_CONFIGS:-1024/3/1024}
 [ "$recovery_tests" = quick ] && recovery_tests=$quick_recovery_tests
 side_resize=${WALSCALE_SIDE_RESIZE:-1}
 side_resize_values=${WALSCALE_SIDE_RESIZE_VALUES:-1 3 8 64 1024}
@@ -145,7 +166,7 @@ suite_failed=0
 
 # Record one suite's outcome: name, configuration, status, counts, seconds.
 record() {
-	printf '%s\t%-26s %-12s %-5s %-38s %5ss\n' "$3" "$1" "$2" "$3" "$4" "$5" >>"$results_file"
+	printf '%s\t%-26s %-12s %-5s %-38s %5ss\n' "$3" "$1${suite_tag:+ ($suite_tag)}" "$2" "$3" "$4" "$5" >>"$results_file"
 	[ "$3" = ok ] || suite_failed=1
 }
 
@@ -330,7 +351,7 @@ stop_side_resize() {
 run_regress_isolation() {
 	local cfg=$1 name dir port locks attempts groups pgq rc out start s side_start
 	IFS=/ read -r locks attempts groups <<<"$cfg"
-	name="suites-${locks}-${attempts}-${groups}"
+	name="${scratch_prefix:-suites}-${locks}-${attempts}-${groups}"
 	dir=$(scratch_dir "$name")
 	port=$(free_port 56432)
 	pgq() { as_run_user "$bin/psql" -X -At -h "$dir" -p "$port" -v ON_ERROR_STOP=1 "$@"; }
@@ -837,6 +858,148 @@ run_valgrind() {
 		record "test-valgrind.sh" "-" FAIL "exit status $rc" "$(elapsed "$start")"
 }
 
+# ---------------------------------------------------------------------------
+# The patched server built with EXEC_BACKEND (.pg/walscale-execbackend), as
+# on Windows and in PostgreSQL's own CI: every child of the postmaster is
+# exec'd, loads shared_preload_libraries again, computes again the numbers
+# that shared memory was sized with, and attaches to shared memory again.
+# Each function runs as a suite of its own (a subshell); their records say
+# "(EXEC_BACKEND)".
+# ---------------------------------------------------------------------------
+
+# Build the flavor (once, cached), and install walscale and the test modules
+# into it, built against its headers.
+run_execbackend_setup() {
+	local start
+	suite_tag=EXEC_BACKEND
+	start=$(date +%s)
+	say "the EXEC_BACKEND build: about 5 minutes on 2 idle cores when it is not cached"
+	ensure_execbackend_server
+	install_extension_into "$PG_EXEC"
+	install_test_modules_into "$PG_EXEC"
+	record "build, install" "-" ok "$(basename "$PG_EXEC")" "$(elapsed "$start")"
+}
+
+# This suite's server is the EXEC_BACKEND flavor.
+use_execbackend() {
+	ensure_execbackend_server >/dev/null
+	PG_PATCHED=$PG_EXEC bin=$PG_EXEC/bin build=$PG_EXEC/build
+	suite_tag=EXEC_BACKEND scratch_prefix=execbackend
+}
+
+# src/test/regress on the EXEC_BACKEND build without walscale: the core
+# patch alone, every child computing the numbers the postmaster computed.
+run_execbackend_plain() {
+	local dir port start rc out
+	use_execbackend
+	dir=$(scratch_dir execbackend-plain)
+	port=$(free_port 56432)
+	as_run_user "$bin/initdb" -D "$dir/data" -A trust -U "$run_user" --no-locale -E UTF8 \
+		--no-sync >"$dir/initdb.log" 2>&1 ||
+		{ cat "$dir/initdb.log"; record "regress" "none" FAIL "initdb failed" 0; return; }
+	{
+		echo "listen_addresses = ''"
+		echo "unix_socket_directories = '$dir'"
+		echo "port = $port"
+		echo "max_prepared_transactions = 2"
+		echo "fsync = off"
+	} | as_run_user tee -a "$dir/data/postgresql.conf" >/dev/null
+	stop_on_exit "$bin" "$dir/data"
+	as_run_user "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w start >/dev/null ||
+		{ tail -n 20 "$dir/server.log"; record "regress" "none" FAIL "server did not start" 0; return; }
+	say "src/test/regress (parallel schedule) without walscale: about 2 minutes"
+	start=$(date +%s)
+	rc=0
+	as_run_user "$build/src/test/regress/pg_regress" \
+		--inputdir="$build/src/test/regress" --outputdir="$dir/regress" \
+		--bindir="$bin" --dlpath="$build/src/test/regress" \
+		--host="$dir" --port="$port" --max-concurrent-tests=20 \
+		--schedule="$build/src/test/regress/parallel_schedule" \
+		>"$dir/regress.out" 2>&1 || rc=$?
+	show_results "$dir/regress.out"
+	out=$(regress_counts "$dir/regress.out")
+	if [ $rc = 0 ]; then
+		record "regress" "none" ok "$out" "$(elapsed "$start")"
+	else
+		record "regress" "none" FAIL "$out" "$(elapsed "$start")"
+		[ -f "$dir/regress/regression.diffs" ] && head -n 80 "$dir/regress/regression.diffs"
+	fi
+	rc=0
+	as_run_user "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null || rc=$?
+	if grep -E 'PANIC|TRAP:|terminated by signal|was terminated by exception|fast-path lock groups per backend' \
+		"$dir/server.log" >"$dir/alarms.log"; then
+		head -n 20 "$dir/alarms.log"
+		rc=1
+	fi
+	if [ $rc = 0 ]; then
+		record "server log" "none" ok "no PANIC/crash/FATAL of a child" 0
+	else
+		record "server log" "none" FAIL "see $dir/server.log" 0
+	fi
+}
+
+# src/test/regress and src/test/isolation with walscale, as at the other
+# configurations (run_regress_isolation), on the EXEC_BACKEND build.
+run_execbackend_walscale_suites() {
+	use_execbackend
+	# both, whichever of them this mode runs on the other builds (a subshell)
+	suites="regress isolation"
+	run_regress_isolation "$1"
+}
+
+# walscale's pg_regress suite and TAP files on the EXEC_BACKEND build, as
+# make test runs them on the test flavor, with WALSCALE_EXEC_BACKEND=required
+# (t/022 fails unless the server is an EXEC_BACKEND build).
+run_execbackend_walscale_own() {
+	local dir start rc out skipped
+	local -a env_older=()
+	use_execbackend
+	dir=$(scratch_dir execbackend-walscale)
+	cp -a "$repo/Makefile" "$repo/walscale.conf" "$repo/sql" "$repo/expected" "$repo/t" "$repo/monitoring" "$dir/"
+	# the unit tests (t/010) compile walscale's sources
+	cp -a "$repo"/walscale*.c "$repo"/walscale*.h "$dir/"
+	[ "$(id -u)" = 0 ] && chown -R "$run_user" "$dir"
+	[ -z "${PG_OLDER_CORE:-}" ] ||
+		env_older=(PG_OLDER_CORE="$PG_OLDER_CORE" PG_OLDER_CORE_VERSION="$PG_OLDER_CORE_VERSION")
+	say "walscale's pg_regress suite and TAP files on the EXEC_BACKEND build: about 12 minutes"
+	start=$(date +%s)
+	rc=0
+	as_run_user env PG_STOCK="$PG_STOCK" PG_PATCHED="$PG_EXEC" "${env_older[@]}" \
+		WALSCALE_CORE_VERSION="$(core_version_of_patches)" WALSCALE_EXEC_BACKEND=required \
+		make --no-print-directory -C "$dir" installcheck PG_CONFIG="$bin/pg_config" TAP_TESTS= \
+		>"$dir/regress.out" 2>&1 || rc=$?
+	show_results "$dir/regress.out"
+	if [ $rc = 0 ]; then
+		record "walscale sql" "$(walscale_conf_settings)" ok "$(regress_counts "$dir/regress.out")" "$(elapsed "$start")"
+	else
+		record "walscale sql" "$(walscale_conf_settings)" FAIL "$(regress_counts "$dir/regress.out")" "$(elapsed "$start")"
+		[ -f "$dir/regression.diffs" ] && head -n 60 "$dir/regression.diffs"
+	fi
+	start=$(date +%s)
+	rc=0
+	# prove's status through the pipe (pipefail: tee's is 0)
+	{
+		as_run_user env PG_STOCK="$PG_STOCK" PG_PATCHED="$PG_EXEC" "${env_older[@]}" \
+			WALSCALE_CORE_VERSION="$(core_version_of_patches)" WALSCALE_EXEC_BACKEND=required \
+			make --no-print-directory -C "$dir" installcheck PG_CONFIG="$bin/pg_config" REGRESS= \
+			PROVE_TESTS="${WALSCALE_EXECBACKEND_TESTS:-$(cd "$dir" && echo t/*.pl)}" \
+			PROVE_FLAGS="--timer ${PROVE_FLAGS:-}" 2>&1 | tee "$dir/prove.out"
+	} || rc=$?
+	grep -q '^Result: PASS' "$dir/prove.out" || rc=1
+	out=$(sed -n 's/^Files=\([0-9]*\), Tests=\([0-9]*\),.*/\1 files, \2 tests/p' "$dir/prove.out")
+	skipped=$(grep -c 'skipped: the server is not built with injection points' "$dir/prove.out" || true)
+	if [ $rc = 0 ]; then
+		record "walscale TAP" "short" ok "${out:-?} passed, $skipped skipped" "$(elapsed "$start")"
+	else
+		record "walscale TAP" "short" FAIL "${out:-did not finish}" "$(elapsed "$start")"
+		for f in "$dir"/tmp_check/log/regress_log_*; do
+			grep -q 'not ok' "$f" 2>/dev/null || continue
+			echo "==== $f"
+			grep -B3 -A12 'not ok' "$f" | sed -n 1,60p
+		done
+	fi
+}
+
 say "mode $mode: $suites; expected duration $expected"
 if has_suite regress || has_suite isolation; then
 	for cfg in $suite_configs; do run_suite "regress+isolation" "$cfg" run_regress_isolation "$cfg"; done
@@ -847,6 +1010,14 @@ fi
 if has_suite robustness; then run_suite "walscale t/1NN" "long" run_robustness; fi
 if has_suite memcheck; then run_suite "memcheck" "-" run_memcheck; fi
 if has_suite valgrind; then run_suite "valgrind" "-" run_valgrind; fi
+if has_suite execbackend; then
+	run_suite "build, install (EXEC_BACKEND)" "-" run_execbackend_setup
+	run_suite "regress (EXEC_BACKEND)" "none" run_execbackend_plain
+	for cfg in $execbackend_configs; do
+		run_suite "regress+isolation (EXEC_BACKEND)" "$cfg" run_execbackend_walscale_suites "$cfg"
+	done
+	run_suite "walscale suites (EXEC_BACKEND)" "-" run_execbackend_walscale_own
+fi
 
 # finish (the EXIT trap) prints the summary and exits with the verdict
 finished=1
