@@ -10,7 +10,12 @@
 #   make mutate [MUTATIONS="mutations/01-x.mutation ..."]
 #
 # The server is the injection-points flavor of the patched server
-# (.pg/walscale-injection).  Its prefix and build tree are never written:
+# (.pg/walscale-injection), or for a mutation whose "flavor:" line says so,
+# the EXEC_BACKEND flavor (.pg/walscale-execbackend): code that only
+# EXEC_BACKEND builds compile, or that only their children run, is mutated
+# there.  A selection of both runs as one run per flavor (this script again,
+# with MUTATE_FLAVOR), whose reports go one after the other into the report
+# file.  A prefix and its build tree are never written:
 # a copy of the build tree and of the installation is made once under
 # $WALSCALE_CACHE/mutate/<prefix name>/ and reused while the prefix stays the
 # same.  A mutation of a server file recompiles that file in the copy, relinks
@@ -29,8 +34,11 @@
 #   MUTATE_SKIP_BASELINE=1  skip the baseline run (for debugging this script
 #                       only: a mutation run on a red suite proves nothing)
 #   MUTATE_PREFIX       the server installation to mutate instead of the
-#                       injection flavor (it must have its build tree in
+#                       flavor's (it must have its build tree in
 #                       PREFIX/build, as scripts/build-postgres.sh leaves it)
+#   MUTATE_FLAVOR       injection or execbackend: run only the given
+#                       mutations of that flavor (set by the run that
+#                       splits a selection of both)
 #   JOBS                parallel make jobs for the rebuilds (default 2)
 #
 # Exit status: 0 when every mutation was killed, 1 when one survived or is
@@ -64,7 +72,7 @@ if [ $# = 0 ]; then
 	[ -f "$1" ] || die "no mutations/*.mutation"
 	selection="all of mutations/*.mutation"
 fi
-names=() files=() tests=() descs=() paths=()
+names=() files=() tests=() descs=() paths=() flavors=()
 for m in "$@"; do
 	[ -f "$m" ] || die "no mutation file $m"
 	out=$(applier parse "$m") || exit 2
@@ -78,8 +86,63 @@ for m in "$@"; do
 	files+=("${fields[0]}")
 	tests+=("${fields[1]}")
 	descs+=("${fields[2]:-}")
+	flavors+=("${fields[3]}")
 done
 count=${#names[@]}
+
+# --- one run per flavor --------------------------------------------------------
+
+run_flavor=${MUTATE_FLAVOR:-}
+mapfile -t selected_flavors < <(printf '%s\n' "${flavors[@]}" | sort -u)
+if [ -z "$run_flavor" ] && [ -z "${MUTATE_PREFIX:-}" ] && [ ${#selected_flavors[@]} -gt 1 ]; then
+	# injection first: the flavor make test builds anyway
+	mapfile -t selected_flavors < <(printf '%s\n' "${selected_flavors[@]}" | sort -r)
+	overall=0 killed=0 survived=0 stale=0 all=0
+	parts=()
+	for fl in "${selected_flavors[@]}"; do
+		subset=()
+		for i in "${!names[@]}"; do
+			[ "${flavors[i]}" != "$fl" ] || subset+=("${paths[i]}")
+		done
+		part=$(mktemp)
+		parts+=("$part")
+		out=$(mktemp)
+		rc=0
+		# its own output as it comes, and kept for the total
+		MUTATE_FLAVOR=$fl MUTATE_REPORT=${report:+$part} "$0" "${subset[@]}" | tee "$out" || rc=$?
+		[ $rc -le $overall ] || overall=$rc
+		if read -r k s t c < <(sed -n 's/^mutate: \([0-9]*\) killed, \([0-9]*\) survived, \([0-9]*\) stale of \([0-9]*\)$/\1 \2 \3 \4/p' "$out" | tail -n 1); then
+			killed=$((killed + k)) survived=$((survived + s)) stale=$((stale + t)) all=$((all + c))
+		fi
+		rm -f "$out"
+	done
+	echo "mutate: ${selected_flavors[*]}: $killed killed, $survived survived, $stale stale of $all"
+	if [ -n "$report" ]; then
+		for part in "${parts[@]}"; do
+			cat "$part"
+			echo
+		done >"$report.tmp"
+		mv "$report.tmp" "$report"
+	fi
+	rm -f "${parts[@]}"
+	exit $overall
+fi
+[ -n "$run_flavor" ] || run_flavor=${selected_flavors[0]}
+# only this flavor's mutations (MUTATE_PREFIX: all, on that server)
+if [ -z "${MUTATE_PREFIX:-}" ]; then
+	for i in "${!names[@]}"; do
+		[ "${flavors[i]}" = "$run_flavor" ] ||
+			unset 'names[i]' 'paths[i]' 'files[i]' 'tests[i]' 'descs[i]' 'flavors[i]'
+	done
+	names=("${names[@]}") paths=("${paths[@]}") files=("${files[@]}")
+	tests=("${tests[@]}") descs=("${descs[@]}") flavors=("${flavors[@]}")
+	count=${#names[@]}
+	[ "$count" -gt 0 ] || die "no mutation of flavor $run_flavor among those given"
+fi
+# the TAP files fail unless the server is the flavor they are told of
+flavor_env=()
+[ "$run_flavor" != execbackend ] || [ -n "${MUTATE_PREFIX:-}" ] ||
+	flavor_env=(WALSCALE_EXEC_BACKEND=required)
 
 # --- the server ----------------------------------------------------------------
 
@@ -87,12 +150,14 @@ if [ -n "${MUTATE_PREFIX:-}" ]; then
 	prefix=$(readlink -f "$MUTATE_PREFIX")
 else
 	# lib.sh builds the flavor if it is missing and links it into .pg/
-	if declare -F ensure_injection_server >/dev/null; then
-		ensure_injection_server >&2
-	fi
-	[ -e "$repo/.pg/walscale-injection" ] ||
-		die "no injection-points server at .pg/walscale-injection (scripts/build-postgres.sh --flavor injection -- ... builds it)"
-	prefix=$(readlink -f "$repo/.pg/walscale-injection")
+	case $run_flavor in
+		injection) ensure_injection_server >&2 ;;
+		execbackend) ensure_execbackend_server >&2 ;;
+		*) die "unknown flavor $run_flavor" ;;
+	esac
+	[ -e "$repo/.pg/walscale-$run_flavor" ] ||
+		die "no $run_flavor server at .pg/walscale-$run_flavor (scripts/build-postgres.sh --flavor $run_flavor -- ... builds it)"
+	prefix=$(readlink -f "$repo/.pg/walscale-$run_flavor")
 fi
 [ -f "$prefix/.complete" ] || die "$prefix is not a complete build"
 [ -f "$prefix/build/src/Makefile.global" ] || die "$prefix has no build tree in $prefix/build"
@@ -216,12 +281,20 @@ install_walscale() {
 }
 
 # Stop what a killed test left running: the postmasters whose postmaster.pid
-# lies in the test's directory.
+# lies in the test's directory, and every process running in it.
 stop_leftovers() {
-	local pidfile
+	local pidfile p cwd
 	while IFS= read -r -d '' pidfile; do
 		as_run_user "$pg/bin/pg_ctl" stop -D "$(dirname "$pidfile")" -m immediate >/dev/null 2>&1 || true
 	done < <(find "$1" -name postmaster.pid -print0 2>/dev/null)
+	# and the children that outlived their postmaster, in its data
+	# directory: on the EXEC_BACKEND build, those that wait for a lock that
+	# a crashed child held are still there when pg_regress has killed the
+	# postmaster it waited for (174)
+	for p in /proc/[0-9]*; do
+		cwd=$(readlink "$p/cwd" 2>/dev/null) || continue
+		case $cwd in "$1"/*) kill -9 "${p#/proc/}" 2>/dev/null || true ;; esac
+	done
 }
 
 # Run one test ("regress" or t/NNN_name.pl) against the mutation server as
@@ -243,13 +316,14 @@ run_test() {
 		args=(REGRESS= PROVE_TESTS="$test" PROVE_FLAGS=--timer)
 	fi
 	# timeout signals its whole process group: make, prove and the test,
-	# whose END blocks stop the servers it started
+	# whose END blocks stop the servers it started.  Not with fd 8, this
+	# run's lock: a server left behind would hold it for every later run.
 	as_run_user_with_test_cgroups env PG_STOCK="$PG_STOCK" PG_PATCHED="$PG_PATCHED" \
-		"${older_env[@]}" \
+		"${older_env[@]}" "${flavor_env[@]}" \
 		WALSCALE_CORE_VERSION="$(core_version_of_patches)" WALSCALE_TEST_TIME_LIMIT="$limit" \
 		timeout --kill-after=30 $((limit + 60)) \
 		make --no-print-directory -C "$dir" installcheck PG_CONFIG="$pg/bin/pg_config" "${args[@]}" \
-		>"$out.log" 2>&1 || rc=$?
+		>"$out.log" 2>&1 8>&- || rc=$?
 	detail=
 	[ $rc = 0 ] && return 0
 	stop_leftovers "$dir"

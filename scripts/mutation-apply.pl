@@ -6,7 +6,8 @@
 # that make mutate would find stale.  perl is there wherever PostgreSQL's TAP
 # tests run.  Modes:
 #   parse MUTATION             check the file's syntax; print the file: and
-#                              tests: values and the description, a line each
+#                              tests: values, the description and the
+#                              flavor: value (default injection), a line each
 #   apply MUTATION FILE IN OUT apply the blocks to IN (whose path relative to
 #                              its tree is FILE), write the result to OUT
 #                              (- to check only)
@@ -74,13 +75,13 @@ foreach my $line (@lines)
 			push @description, $1;
 			next;
 		}
-		if ($line =~ /^(file|tests):\s*(.*?)\s*$/)
+		if ($line =~ /^(file|tests|flavor):\s*(.*?)\s*$/)
 		{
 			malformed("line $n: a second \"$1:\" line") if exists $header{$1};
 			$header{$1} = $2;
 			next;
 		}
-		malformed("line $n: before the first \"\@\@ find\", only \"# ...\", \"file: ...\" and \"tests: ...\" lines may come");
+		malformed("line $n: before the first \"\@\@ find\", only \"# ...\", \"file: ...\", \"tests: ...\" and \"flavor: ...\" lines may come");
 	}
 	push @{ $blocks[-1]{$part} }, $line;
 }
@@ -99,6 +100,11 @@ foreach my $t (split ' ', $header{tests})
 	  unless $t eq 'regress' || $t =~ m{^t/\d{3}_[A-Za-z0-9_]+\.pl$};
 }
 malformed("no \"\@\@ find\" block") unless @blocks;
+# the flavor of the patched server it runs on (scripts/build-postgres.sh
+# --flavor): code compiled only under EXEC_BACKEND is mutated on that build
+$header{flavor} //= 'injection';
+malformed("flavor: \"$header{flavor}\" is neither injection nor execbackend")
+  unless $header{flavor} =~ /^(injection|execbackend)$/;
 
 # A block's text is its lines joined by newlines, without a newline after
 # the last one and without trailing blank lines.
@@ -121,7 +127,7 @@ foreach my $b (@blocks)
 
 if ($mode eq 'parse')
 {
-	print "$header{file}\n$header{tests}\n", join(' ', @description), "\n";
+	print "$header{file}\n$header{tests}\n", join(' ', @description), "\n$header{flavor}\n";
 	exit 0;
 }
 
