@@ -67,7 +67,9 @@
 #   WALSCALE_SUITES             which of: regress isolation recovery robustness memcheck valgrind execbackend
 #   WALSCALE_EXECBACKEND_CONFIGS  configurations for regress and isolation with
 #                               walscale on the EXEC_BACKEND build (1024/3/1024)
-#   WALSCALE_EXECBACKEND_TESTS  walscale's TAP files to run there (all of t/*.pl)
+#   WALSCALE_EXECBACKEND_TESTS  walscale's TAP files to run there (ci: six
+#                               that exercise what EXEC_BACKEND changes;
+#                               otherwise all of t/*.pl)
 #   WALSCALE_SUITE_CONFIGS      configurations for regress and isolation
 #   WALSCALE_RECOVERY_CONFIGS   configurations for src/test/recovery
 #   WALSCALE_RECOVERY_TESTS     test files of src/test/recovery, "all", or "quick" (19 of them)
@@ -114,7 +116,12 @@ case "$mode" in
 		suite_configs=${WALSCALE_SUITE_CONFIGS:-1/3/1 1024/0/1024 1/0/1024 1024/3/1}
 		recovery_configs=${WALSCALE_RECOVERY_CONFIGS:-1024/3/1}
 		recovery_tests=${WALSCALE_RECOVERY_TESTS:-all}
-		expected="about 11 minutes on 2 idle cores, twice that on a busy machine, then 12 to 19 for the EXEC_BACKEND build's suites (plus 4 to 7 to build it, once)"
+		# CI's time allows the TAP files that exercise what EXEC_BACKEND
+		# changes: the core's interface, start-up, fast-path sizing and
+		# the mixed servers; make test-postgres SUITES_MODE=execbackend
+		# runs them all
+		execbackend_tests=${WALSCALE_EXECBACKEND_TESTS:-t/001_insert_locks.pl t/003_bad_values.pl t/005_fastpath.pl t/014_core_interface_misuse.pl t/015_mixed_servers.pl t/022_exec_backend.pl}
+		expected="about 11 minutes on 2 idle cores, twice that on a busy machine, then a few for the EXEC_BACKEND build's suites (plus 4 to 7 to build it, once)"
 		;;
 	full)
 		suites=${WALSCALE_SUITES:-regress isolation recovery robustness memcheck valgrind execbackend}
@@ -145,6 +152,7 @@ case "$mode" in
 		;;
 esac
 execbackend_configs=${WALSCALE_EXECBACKEND_CONFIGS:-1024/3/1024}
+execbackend_tests=${execbackend_tests:-${WALSCALE_EXECBACKEND_TESTS:-all}}
 [ "$recovery_tests" = quick ] && recovery_tests=$quick_recovery_tests
 side_resize=${WALSCALE_SIDE_RESIZE:-1}
 side_resize_values=${WALSCALE_SIDE_RESIZE_VALUES:-1 3 8 64 1024}
@@ -982,7 +990,7 @@ run_execbackend_walscale_own() {
 		as_run_user env PG_STOCK="$PG_STOCK" PG_PATCHED="$PG_EXEC" "${env_older[@]}" \
 			WALSCALE_CORE_VERSION="$(core_version_of_patches)" WALSCALE_EXEC_BACKEND=required \
 			make --no-print-directory -C "$dir" installcheck PG_CONFIG="$bin/pg_config" REGRESS= \
-			PROVE_TESTS="${WALSCALE_EXECBACKEND_TESTS:-$(cd "$dir" && echo t/*.pl)}" \
+			PROVE_TESTS="$([ "$execbackend_tests" = all ] && (cd "$dir" && echo t/*.pl) || echo "$execbackend_tests")" \
 			PROVE_FLAGS="--timer ${PROVE_FLAGS:-}" 2>&1 | tee "$dir/prove.out"
 	} || rc=$?
 	grep -q '^Result: PASS' "$dir/prove.out" || rc=1
