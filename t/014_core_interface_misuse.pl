@@ -13,6 +13,10 @@
 # (b) The same, holding every lock, in walscale's worker during a resize.
 # (c) The same in a critical section without an insertion lock (a flush of
 #     a commit): the assertion that it runs outside critical sections.
+# (f) The same outside a critical section, holding WALWriteLock, which an
+#     inserter may wait for in AdvanceXLInsertBuffer() with its insertion
+#     lock held: an ERROR, and the server and the number active are as
+#     they were.
 # (d) A module that sets only XLogInsertLocksRequested, above the number
 #     allocated: the postmaster refuses to start and says why; below it,
 #     the number active is the one requested.
@@ -107,7 +111,7 @@ sub check_refused
 		"$label: $called");
 	like(
 		$log,
-		qr/PANIC:  cannot change the number of WAL insertion locks while holding one/,
+		qr/PANIC:  cannot change the number of WAL insertion locks while holding an LWLock/,
 		"$label: $refused");
 	check_recovered($label);
 }
@@ -173,6 +177,25 @@ INSERT INTO committed VALUES (-1);
 is($node->safe_psql('postgres', 'SELECT count(*) FROM committed WHERE id < 0'),
 	'0', 'no insertion of the crashed sessions was committed');
 
+# (f) holding an LWLock that is no insertion lock, outside critical sections
+{
+	my $label = '(f) holding WALWriteLock';
+	my $active = $node->safe_psql('postgres',
+		'SELECT active FROM walscale_test_insert_locks()');
+	my ($ret, $stdout, $stderr) = $node->psql('postgres',
+		'SELECT walscale_test_resize_holding_lwlock(4)');
+	isnt($ret, 0, "$label: the call fails");
+	like(
+		$stderr,
+		qr/ERROR:  cannot change the number of WAL insertion locks while holding an LWLock/,
+		"$label: with an ERROR that says why");
+	is($node->safe_psql('postgres', 'SELECT active FROM walscale_test_insert_locks()'),
+		$active, "$label: the number active is still $active");
+	commit_one();
+	is($node->safe_psql('postgres', 'SELECT count(*) FROM committed'),
+		$committed, "$label: the server commits after the error");
+}
+
 # (e), on a server that allocates 1024 locks
 my $size_1024 = $node->safe_psql('postgres',
 	'SELECT walscale_test_xlog_shmem_size(8)');
@@ -199,7 +222,7 @@ walscale_test_core.requested_locks = 16
 	ok(!$bare->start(fail_ok => 1), "$label: the server does not start");
 	like(
 		slurp_file($bare->logfile, $offset),
-		qr/FATAL:  number of WAL insertion locks requested 16 is outside the valid range 1 \.\. 8, the number allocated/,
+		qr/FATAL:  number of WAL insertion locks requested \(16\) must be between 1 and 8, the number allocated/,
 		"$label: it says the number requested is more than the number allocated"
 	);
 }

@@ -9,6 +9,12 @@ CREATE FUNCTION walscale_test_attach_resize(point text, nlocks int)
 RETURNS void
 AS 'MODULE_PATHNAME' LANGUAGE C STRICT;
 
+-- SetNumWALInsertLocks(nlocks) called while holding WALWriteLock; returns
+-- the number active before, if the core lets the call through.
+CREATE FUNCTION walscale_test_resize_holding_lwlock(nlocks int)
+RETURNS int
+AS 'MODULE_PATHNAME' LANGUAGE C STRICT;
+
 -- XLOGShmemSize() computed with XLogInsertLocksRequested set to
 -- "requested" in this backend, the number restored afterwards.
 CREATE FUNCTION walscale_test_xlog_shmem_size(requested int)

@@ -9,6 +9,8 @@
  *	  - walscale_test_attach_resize() makes an injection point call
  *	    SetNumWALInsertLocks(), which then runs in whatever the process was
  *	    doing there: inside an insertion, or holding every lock.
+ *	  - walscale_test_resize_holding_lwlock() calls it holding WALWriteLock,
+ *	    which an inserter may wait for with its insertion lock held.
  *	  - walscale_test_core.requested_locks (preloaded only) sets
  *	    XLogInsertLocksRequested and leaves XLogInsertLocksAllocated alone, as
  *	    a module that sizes only the number active would.
@@ -34,6 +36,7 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "storage/lwlock.h"
 #include "storage/proc.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
@@ -127,6 +130,23 @@ walscale_test_attach_resize(PG_FUNCTION_ARGS)
 						 &nlocks, sizeof(nlocks));
 	InjectionPointLoad(point);
 	PG_RETURN_VOID();
+}
+
+/*
+ * SetNumWALInsertLocks(nlocks) while holding WALWriteLock, an LWLock that is
+ * no insertion lock; the core must refuse with an ERROR, whose abort
+ * releases the lock.
+ */
+PG_FUNCTION_INFO_V1(walscale_test_resize_holding_lwlock);
+Datum
+walscale_test_resize_holding_lwlock(PG_FUNCTION_ARGS)
+{
+	int			old;
+
+	LWLockAcquire(WALWriteLock, LW_EXCLUSIVE);
+	old = SetNumWALInsertLocks(PG_GETARG_INT32(0), NULL);
+	LWLockRelease(WALWriteLock);
+	PG_RETURN_INT32(old);
 }
 
 PG_FUNCTION_INFO_V1(walscale_test_xlog_shmem_size);
