@@ -45,7 +45,7 @@ all install installcheck:
 	@exit 1
 endif
 
-.PHONY: postgres demo test test-postgres bench bench-instructions indent mutate simulate deb test-deb
+.PHONY: postgres demo test test-postgres test-series bench bench-instructions indent mutate simulate deb test-deb
 postgres:
 	scripts/build-postgres.sh
 	scripts/build-postgres.sh --stock
@@ -69,6 +69,10 @@ test-deb:
 # settings; make test runs the part that fits CI (see scripts/test-postgres.sh)
 test-postgres:
 	scripts/test-postgres.sh $(SUITES_MODE)
+
+# each patch of the core series on its own: builds, regress and isolation
+test-series:
+	scripts/test-series.sh
 
 bench:
 	bench/run.sh $(BENCH_MODE)
