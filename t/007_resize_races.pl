@@ -21,6 +21,10 @@
 # (e) Invariant 3, GetLastImportantRecPtr() after a lowering: a row inserted
 #     on lock 12 after a checkpoint, with the number lowered to 1 since, is
 #     still seen as activity, so the next timed checkpoint is not skipped.
+# (f) GetLastImportantRecPtr() takes no insertion lock: while a lowering
+#     from 16 to 1 holds every lock, it returns at once, and with no less
+#     than before; once the lowering is done, lock 0 carries what lock 12
+#     saw.
 
 use strict;
 use warnings FATAL => 'all';
@@ -232,6 +236,43 @@ resize_to($node, 4);
 		'(e) it is done, not skipped: the insertion on lock 12 counts as activity');
 	$node->safe_psql('postgres',
 		"ALTER SYSTEM RESET checkpoint_timeout; SELECT pg_reload_conf()");
+}
+
+# (f) GetLastImportantRecPtr() while a resize holds all locks
+{
+	$node->safe_psql('postgres', 'CREATE EXTENSION walscale_test_core');
+	resize_to($node, 16);
+	my $a = session_preferring($node, 12, 16);
+	$node->safe_psql('postgres', 'SELECT walscale_reset()');
+	$a->query_safe("INSERT INTO t VALUES (6, 'important')");
+	cmp_ok(acquisitions_on($node, 12), '>=', 1, '(f) a row is inserted on lock 12');
+	$a->quit;
+	my $before = $node->safe_psql('postgres',
+		'SELECT walscale_test_last_important_lsn()');
+
+	$mon->query_safe("SELECT injection_points_attach('$resize_point', 'wait')");
+	write_case_conf($node, 1, 0);
+	$mon->query_safe('SELECT pg_reload_conf()');
+	wait_for_event_through($mon, 'walscale', $resize_point);
+
+	# with the locks taken it would wait until the resize goes on
+	my ($ret, $during, $stderr) = $node->psql('postgres',
+		"SET statement_timeout = '10s'; SELECT walscale_test_last_important_lsn()");
+	is($ret, 0, '(f) it returns while the resizer holds every lock')
+	  or diag($stderr);
+	is( $node->safe_psql(
+			'postgres', "SELECT '$during'::pg_lsn >= '$before'::pg_lsn"),
+		't', "(f) with no less than before ($during, $before)");
+
+	release_point($node, $resize_point, $mon);
+	ok( $node->poll_query_until(
+			'postgres', 'SELECT insert_locks FROM walscale_settings', '1'),
+		'(f) the lowering to 1 completes');
+	is( $node->safe_psql(
+			'postgres',
+			"SELECT walscale_test_last_important_lsn() >= '$before'::pg_lsn"),
+		't',
+		'(f) after it, lock 0 carries what lock 12 saw');
 }
 
 unlike(

@@ -17,6 +17,11 @@
 #     inserter may wait for in AdvanceXLInsertBuffer() with its insertion
 #     lock held: an ERROR, and the server and the number active are as
 #     they were.
+# (g) The limit on LWLocks held at once is stock PostgreSQL's
+#     (MAX_SIMUL_LWLOCKS, 200) outside the all-lock path, also in a backend
+#     that has just held every insertion lock for a WAL switch: the core
+#     raises it only while the locks are held, so that the safety net
+#     against LWLocks leaked in a loop stays as it was for every other lock.
 # (d) A module that sets only XLogInsertLocksRequested, above the number
 #     allocated: the postmaster refuses to start and says why; below it,
 #     the number active is the one requested.
@@ -194,6 +199,25 @@ is($node->safe_psql('postgres', 'SELECT count(*) FROM committed WHERE id < 0'),
 	commit_one();
 	is($node->safe_psql('postgres', 'SELECT count(*) FROM committed'),
 		$committed, "$label: the server commits after the error");
+}
+
+# (g) the limit on held LWLocks, after a WAL switch in the same backend
+{
+	my $label = '(g) held LWLocks';
+	my ($ret, $stdout, $stderr) = $node->psql(
+		'postgres', q{
+SELECT pg_logical_emit_message(false, 'walscale', 'g') IS NOT NULL;
+SELECT pg_switch_wal() IS NOT NULL;
+SELECT walscale_test_take_lwlocks(200);
+SELECT walscale_test_take_lwlocks(201);
+});
+	is($stdout, "t\nt\n200",
+		"$label: a backend that switched WAL with 16 locks active may hold 200 LWLocks");
+	like(
+		$stderr,
+		qr/ERROR:  too many LWLocks taken/,
+		"$label: but not 201: the limit is stock's once the insertion locks are let go"
+	);
 }
 
 # (e), on a server that allocates 1024 locks

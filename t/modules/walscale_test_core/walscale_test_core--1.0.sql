@@ -15,6 +15,16 @@ CREATE FUNCTION walscale_test_resize_holding_lwlock(nlocks int)
 RETURNS int
 AS 'MODULE_PATHNAME' LANGUAGE C STRICT;
 
+-- GetLastImportantRecPtr(), as the bgwriter and the checkpointer call it.
+CREATE FUNCTION walscale_test_last_important_lsn()
+RETURNS pg_lsn
+AS 'MODULE_PATHNAME' LANGUAGE C STRICT;
+
+-- Hold the content locks of the first n buffers at once, then let them go.
+CREATE FUNCTION walscale_test_take_lwlocks(n int)
+RETURNS int
+AS 'MODULE_PATHNAME' LANGUAGE C STRICT;
+
 -- XLOGShmemSize() computed with XLogInsertLocksRequested set to
 -- "requested" in this backend, the number restored afterwards.
 CREATE FUNCTION walscale_test_xlog_shmem_size(requested int)

@@ -11,6 +11,10 @@
  *	    doing there: inside an insertion, or holding every lock.
  *	  - walscale_test_resize_holding_lwlock() calls it holding WALWriteLock,
  *	    which an inserter may wait for with its insertion lock held.
+ *	  - walscale_test_last_important_lsn() calls GetLastImportantRecPtr(),
+ *	    which must not wait for the insertion locks (t/007).
+ *	  - walscale_test_take_lwlocks() holds that many LWLocks at once, to
+ *	    show the limit on held LWLocks outside the all-lock path (t/014).
  *	  - walscale_test_core.requested_locks (preloaded only) sets
  *	    XLogInsertLocksRequested and leaves XLogInsertLocksAllocated alone, as
  *	    a module that sizes only the number active would.
@@ -36,11 +40,14 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "storage/buf_internals.h"
+#include "storage/bufmgr.h"
 #include "storage/lwlock.h"
 #include "storage/proc.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/injection_point.h"
+#include "utils/pg_lsn.h"
 
 PG_MODULE_MAGIC;
 
@@ -147,6 +154,44 @@ walscale_test_resize_holding_lwlock(PG_FUNCTION_ARGS)
 	old = SetNumWALInsertLocks(PG_GETARG_INT32(0), NULL);
 	LWLockRelease(WALWriteLock);
 	PG_RETURN_INT32(old);
+}
+
+/*
+ * GetLastImportantRecPtr(), which the bgwriter and the checkpointer call;
+ * with walscale's core patch it reads the insertion locks' lastImportantAt
+ * without taking the locks, so it returns while another process holds them
+ * all.
+ */
+PG_FUNCTION_INFO_V1(walscale_test_last_important_lsn);
+Datum
+walscale_test_last_important_lsn(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_LSN(GetLastImportantRecPtr());
+}
+
+/*
+ * Hold the content locks of the first n buffers at once, in shared mode,
+ * then let them go; returns n.  Beyond the limit on LWLocks held at once
+ * LWLockAcquire() raises "too many LWLocks taken", and the abort releases
+ * those held.
+ */
+PG_FUNCTION_INFO_V1(walscale_test_take_lwlocks);
+Datum
+walscale_test_take_lwlocks(PG_FUNCTION_ARGS)
+{
+	int			n = PG_GETARG_INT32(0);
+
+	if (n < 0 || n > NBuffers)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("number of locks (%d) must be between 0 and %d",
+						n, NBuffers)));
+	for (int i = 0; i < n; i++)
+		LWLockAcquire(BufferDescriptorGetContentLock(GetBufferDescriptor(i)),
+					  LW_SHARED);
+	for (int i = n - 1; i >= 0; i--)
+		LWLockRelease(BufferDescriptorGetContentLock(GetBufferDescriptor(i)));
+	PG_RETURN_INT32(n);
 }
 
 PG_FUNCTION_INFO_V1(walscale_test_xlog_shmem_size);
