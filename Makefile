@@ -81,6 +81,12 @@ bench:
 bench-instructions:
 	bench/instructions-only.sh
 
+# shared cache lines per operation and cross-core flush latency (part of
+# make bench), alone
+.PHONY: bench-cachelines
+bench-cachelines:
+	bench/cachelines.sh
+
 indent:
 	scripts/pgindent.sh
 

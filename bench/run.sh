@@ -22,7 +22,8 @@
 # BENCH_RESULTS the output directory; BENCH_SKIP_CALLGRIND=1 leaves out the
 # instruction counts, BENCH_SKIP_RESIZE=1 bench/resize.sh,
 # BENCH_SKIP_COLDSTART=1 bench/auto-coldstart.sh, BENCH_SKIP_SAMPLER=1
-# bench/sampler-cost.sh; BENCH_WORKLOADS="insdel
+# bench/sampler-cost.sh, BENCH_SKIP_CACHELINES=1 bench/cachelines.sh;
+# BENCH_WORKLOADS="insdel
 # walmsg ..." runs a subset; BENCH_DRY_RUN=1 prints the plan's size and
 # duration only.
 set -euo pipefail
@@ -145,6 +146,9 @@ est_total=$((est_build + est_cg + est_setup + est_runs + 15))
 [ "${BENCH_SKIP_RESIZE:-0}" = 1 ] || est_total=$((est_total + $("$repo/bench/resize.sh" "$mode" --estimate)))
 # the sampler's cost: a callgrind run of about a minute, 2 x 5 runs of 5 s
 [ "${BENCH_SKIP_SAMPLER:-0}" = 1 ] || est_total=$((est_total + 150))
+# the shared cache lines: five backends under lackey, about 3 minutes each
+# on a shared 2-core machine, two at once; the flush latency, 2 minutes
+[ "${BENCH_SKIP_CACHELINES:-0}" = 1 ] || est_total=$((est_total + 600))
 
 echo "== make bench ($mode): $nruns runs of ${BENCH_SECONDS}s, $reps repetitions, $C cores"
 echo "== expected total time: ~$(fmt_secs "$est_total") (builds $(fmt_secs "$est_build"), callgrind $(fmt_secs "$est_cg"), setup $(fmt_secs "$est_setup"), runs $(fmt_secs "$est_runs"))"
@@ -261,4 +265,11 @@ fi
 # the wait sampler's cost at its default interval: sampler.md
 if [ "${BENCH_SKIP_SAMPLER:-0}" != 1 ]; then
 	BENCH_RESULTS=$RESULTS BENCH_SAMPLER_PG=$PG_PATCHED "$repo/bench/sampler-cost.sh"
+fi
+
+# shared cache lines per operation and cross-core flush latency:
+# cachelines.md (the instruction counts above are reused)
+if [ "${BENCH_SKIP_CACHELINES:-0}" != 1 ]; then
+	BENCH_RESULTS=$RESULTS BENCH_PG_READY=1 BENCH_CL_COMMAND="make bench BENCH_MODE=$mode" \
+		"$repo/bench/cachelines.sh"
 fi
