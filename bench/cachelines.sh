@@ -69,8 +69,8 @@
 # the directory has none yet (make bench measures it before).
 #
 # Environment: BENCH_CL_OPS (60 operations a block, the first
-# BENCH_CL_WARMUP = 10 not counted), BENCH_CL_LAT_ROUNDS (6),
-# BENCH_CL_LAT_COMMITS (3000 a run), BENCH_CL_SKIP_LATENCY=1,
+# BENCH_CL_WARMUP = 10 not counted), BENCH_CL_LAT_ROUNDS (12),
+# BENCH_CL_LAT_COMMITS (20000 a run), BENCH_CL_SKIP_LATENCY=1,
 # BENCH_CL_SKIP_LINES=1, BENCH_CL_SKIP_INSTRUCTIONS=1; BENCH_PG_READY=1
 # takes PG_STOCK and PG_PATCHED from the environment (make bench's builds)
 # instead of building them.
@@ -81,8 +81,8 @@ host=$(hostname -s 2>/dev/null || hostname)
 RESULTS=${BENCH_RESULTS:-$repo/bench/results/$(date -u +%F)-$host-cachelines}
 CL_OPS=${BENCH_CL_OPS:-60}
 CL_WARMUP=${BENCH_CL_WARMUP:-10}
-CL_LAT_ROUNDS=${BENCH_CL_LAT_ROUNDS:-6}
-CL_LAT_COMMITS=${BENCH_CL_LAT_COMMITS:-3000}
+CL_LAT_ROUNDS=${BENCH_CL_LAT_ROUNDS:-12}
+CL_LAT_COMMITS=${BENCH_CL_LAT_COMMITS:-20000}
 CL_LOCKS=${BENCH_CL_LOCKS:-8 64 256 1024}
 t_start=$(date +%s)
 

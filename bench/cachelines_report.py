@@ -246,6 +246,12 @@ def latency_table(rows):
         if med:
             what = "another backend inserting on the other core" if load == "inserter" else "alone"
             out.append(f"| {what} | " + " | ".join(cells) + " |")
+    wal = [float(r["wal_bytes"]) / float(r["commits"]) for r in rows if r["load"] == "inserter"]
+    if wal:
+        out += ["", f"WAL inserted during a run with the inserter (its records and the commits), per "
+                f"measured commit: median "
+                f"{statistics.median(wal):.0f} bytes (min {min(wal):.0f}, max {max(wal):.0f}); "
+                f"flush-latency.csv has every run."]
     return out
 
 
@@ -279,20 +285,26 @@ def goals(lines, lat, instr):
             d = 100 * (float(w[col]) / float(s[col]) - 1)
             out.append(f"- instructions {what} at 1024 locks: {d:+.1f}% against stock "
                        f"(goal: within +{goal:g}%): {'met' if d <= goal else 'missed'}")
-        ws = ib.get("walscale-8", w)
-        out.append(f"- instructions per WAL record: {float(ws['per_record']):.0f} at 8 locks, "
-                   f"{float(w['per_record']):.0f} at 1024, stock {float(s['per_record']):.0f} "
-                   f"(goal: no worse than 1989)")
+        # the figure of bench/results/2026-12-02-vm-instructions: 1989
+        # against stock's 1997, as a ratio, since stock's count moves a
+        # little with the build
+        worst = max(float(r["per_record"]) for c, r in ib.items() if c.startswith("walscale-"))
+        ratio = worst / float(s["per_record"])
+        out.append(f"- instructions per WAL record: at most {worst:.0f} (walscale, any number of "
+                   f"locks) against stock's {float(s['per_record']):.0f}, {100 * (ratio - 1):+.1f}% "
+                   f"(goal: no worse than 1989 against 1997, -0.4%): "
+                   f"{'met' if ratio <= 1989 / 1997 else 'missed'}")
     if ("stock", "commit") in lb and ("walscale-1024", "commit") in lb:
         s = float(lb[("stock", "commit")]["shared_mean"])
         w = float(lb[("walscale-1024", "commit")]["shared_mean"])
-        out.append(f"- shared lines per commit at 1024 locks with one inserter: {w:.1f} against "
+        out.append(f"- shared lines per commit at 1024 locks with one inserter (estimate): {w:.1f} against "
                    f"stock's {s:.1f}, {w - s:+.1f} (goal: within 2): {'met' if w - s <= 2 else 'missed'}")
         s = float(lb[("stock", "commit")]["read_mean"])
         w = float(lb[("walscale-1024", "commit")]["read_mean"])
         out.append(f"- lines read per commit at 1024 locks: {w:.1f} against stock's {s:.1f}, "
-                   f"{w - s:+.1f}: each is one transfer per commit on a machine where other cores "
-                   f"write them between two commits")
+                   f"{w - s:+.1f} (no goal: each is a line transfer per commit wherever another core "
+                   f"has written it since this backend's last commit, so this is the bound with "
+                   f"inserters on every lock)")
     return out
 
 
@@ -333,7 +345,8 @@ def report(d):
                     "(pg_shmem_allocations; the insertion locks' slots and walscale's "
                     "per-lock counters apart from the rest of \"XLOG Ctl\", which holds the WAL "
                     "buffers), mean lines per operation, "
-                    "read / written (cachelines-regions.csv has every allocation):", ""]
+                    "read / written (cachelines-regions.csv has every allocation; \"Shared "
+                    "Memory Stats\" is left out of the counts above):", ""]
             out += regions_table(regions, cfgs) + [""]
     if lat:
         out += ["## Flush latency across the two cores", "",
