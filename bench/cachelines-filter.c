@@ -103,7 +103,7 @@ end_op(int print, int phase, long op)
 }
 
 static void
-access(unsigned long addr, unsigned long size, int f)
+note_access(unsigned long addr, unsigned long size, int f)
 {
 	unsigned long first,
 				last,
@@ -174,7 +174,7 @@ main(int argc, char **argv)
 		if (*end != ',')
 			continue;
 		size = strtoul(end + 1, NULL, 10);
-		access(addr, size, buf[1] == 'L' ? 1 : buf[1] == 'S' ? 2 : 3);
+		note_access(addr, size, buf[1] == 'L' ? 1 : buf[1] == 'S' ? 2 : 3);
 	}
 	printf("# phases %d lines %lu loaded %d\n", phase, nlines, loaded);
 	return 0;

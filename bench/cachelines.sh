@@ -173,7 +173,7 @@ PY
 # cl_one LABEL VARIANT LOCKS PRELOAD: leaves ops.txt in $CL_DIR/LABEL.
 cl_one() {
 	local label=$1 variant=$2 locks=$3 preload=$4
-	local run="$CL_DIR/$label" t0=$SECONDS bin pid= maps shm base w i sym addr
+	local run="$CL_DIR/$label" t0=$SECONDS bin pid="" maps shm base w i sym addr
 	local -a opts
 	bin="$(pg_bin "$variant")/postgres"
 	bench_as mkdir -p "$run"
@@ -199,7 +199,7 @@ cl_one() {
 		[ -s "$run/data/postmaster.pid" ] && pid=$(head -n 1 "$run/data/postmaster.pid" | tr -d -- -)
 		if [ -n "$pid" ] && [ -r "/proc/$pid/maps" ]; then
 			maps=$(cat "/proc/$pid/maps")
-			shm=$(echo "$maps" | while read -r range perms _ _ _ path; do
+			shm=$(echo "$maps" | while read -r range perms _; do
 				[[ $perms == rw?s ]] || continue
 				echo "$((0x${range#*-} - 0x${range%-*})) ${range%-*} ${range#*-}"
 			done | sort -n | tail -n 1 | awk '$1 >= 4194304 { print $2, $3 }')
@@ -382,7 +382,7 @@ lat_resize() {
 
 # lat_run ROUND CONFIG LOAD: one run, one line of flush-latency.csv.
 lat_run() {
-	local round=$1 cfg=$2 load=$3 v=walscale locks ins_pid= ipid= i lsn0 lsn1 res
+	local round=$1 cfg=$2 load=$3 v=walscale locks ins_pid="" ipid="" i lsn0 lsn1 res
 	if [ "$cfg" = stock ]; then v=stock locks=8; else locks=${cfg#walscale-}; fi
 	[ "$v" = stock ] || [ "$(lat_sql walscale -c "SELECT insert_locks FROM walscale_settings")" = "$locks" ] ||
 		lat_resize "$locks"
@@ -426,7 +426,7 @@ measure_latency() {
 		# A B C, C B A, then rotated: a drift of the shared machine spreads
 		# over every arm
 		order=()
-		for i in "${!arms[@]}"; do order+=("${arms[$(( (i + r / 2 * 3) % ${#arms[@]} ))]}"); done
+		for i in "${!arms[@]}"; do order+=("${arms[$(( (i + (r / 2) * 3) % ${#arms[@]} ))]}"); done
 		if [ $((r % 2)) = 0 ]; then
 			for ((i = ${#order[@]} - 1; i >= 0; i--)); do
 				# shellcheck disable=SC2086
