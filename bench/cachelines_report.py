@@ -285,15 +285,15 @@ def goals(lines, lat, instr):
             d = 100 * (float(w[col]) / float(s[col]) - 1)
             out.append(f"- instructions {what} at 1024 locks: {d:+.1f}% against stock "
                        f"(goal: within +{goal:g}%): {'met' if d <= goal else 'missed'}")
-        # the figure of bench/results/2026-12-02-vm-instructions: 1989
-        # against stock's 1997, as a ratio, since stock's count moves a
-        # little with the build
+        # the figure of bench/results/2026-12-02-vm-instructions, 1989
+        # against stock's 1997, as a difference to stock, since stock's
+        # count moves by a few instructions with the WAL position
         worst = max(float(r["per_record"]) for c, r in ib.items() if c.startswith("walscale-"))
-        ratio = worst / float(s["per_record"])
+        fewer = float(s["per_record"]) - worst
         out.append(f"- instructions per WAL record: at most {worst:.0f} (walscale, any number of "
-                   f"locks) against stock's {float(s['per_record']):.0f}, {100 * (ratio - 1):+.1f}% "
-                   f"(goal: no worse than 1989 against 1997, -0.4%): "
-                   f"{'met' if ratio <= 1989 / 1997 else 'missed'}")
+                   f"locks) against stock's {float(s['per_record']):.0f}, {fewer:.0f} fewer "
+                   f"(goal: no worse than 1989 against 1997, 8 fewer): "
+                   f"{'met' if round(fewer) >= 1997 - 1989 else 'missed'}")
     if ("stock", "commit") in lb and ("walscale-1024", "commit") in lb:
         s = float(lb[("stock", "commit")]["shared_mean"])
         w = float(lb[("walscale-1024", "commit")]["shared_mean"])
