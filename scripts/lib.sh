@@ -172,12 +172,15 @@ install_extension_into() {
 
 # Install the module that install_extension_into built for server $1 into
 # server $2 too: one module file, built against stock headers, serves every
-# server, as the postgresql-18-walscale package does.
+# server, as the postgresql-18-walscale package does.  A new file, not the
+# old one rewritten (as install(1) does): a server of another clone that
+# runs from the shared cache has the old one mapped, and would die of
+# SIGBUS.
 copy_extension_into() {
 	local from=$1 to=$2 from_share to_share
 	from_share=$("$from/bin/pg_config" --sharedir)
 	to_share=$("$to/bin/pg_config" --sharedir)
-	cp "$("$from/bin/pg_config" --pkglibdir)/walscale.so" "$("$to/bin/pg_config" --pkglibdir)/"
+	cp --remove-destination "$("$from/bin/pg_config" --pkglibdir)/walscale.so" "$("$to/bin/pg_config" --pkglibdir)/"
 	cp "$from_share"/extension/walscale[.-]* "$to_share/extension/"
 }
 
