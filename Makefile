@@ -45,7 +45,7 @@ all install installcheck:
 	@exit 1
 endif
 
-.PHONY: postgres demo test test-postgres test-series bench bench-instructions indent mutate simulate deb test-deb
+.PHONY: postgres demo test test-postgres test-series bench bench-instructions sweep indent mutate simulate deb test-deb
 postgres:
 	scripts/build-postgres.sh
 	scripts/build-postgres.sh --stock
@@ -86,6 +86,11 @@ bench-instructions:
 .PHONY: bench-cachelines
 bench-cachelines:
 	bench/cachelines.sh
+
+# Do more WAL insertion locks help on this machine?  The seed workloads at
+# 8, 16, 32 ... locks and in auto mode on a scratch cluster (bench/sweep.sh)
+sweep:
+	bench/sweep.sh
 
 indent:
 	scripts/pgindent.sh

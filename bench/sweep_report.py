@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+"""The report of bench/sweep.sh: a table, a plot and a verdict.
+
+    bench/sweep_report.py RESULTS_DIR
+
+Reads runs.csv and meta.env (bench/common.sh's formats), writes sweep.md and
+sweep.svg into RESULTS_DIR and prints the tables and the verdict.  The
+standard library only, so that it runs wherever python3 does.
+
+Each configuration was measured once per round, the rounds interleaved
+(bench/common.sh's plan_workload).  A number of locks is compared with 8,
+PostgreSQL's own number, by the ratio of their throughputs within each round
+(paired), so that a drift of the machine between rounds cancels out: the
+median of those ratios and their range.  More locks help where every
+round's ratio of the best number (by median) is at least 1 + GAIN, and hurt
+where every round's is at most 1 - GAIN; otherwise the difference is within
+this machine's noise.  Every round, not the median: with no difference at
+all, a number of locks beats 8 in all of 5 rounds one time in 32, in all of
+3 one time in 8, and the best of several numbers more often still; hence at
+least MIN_ROUNDS rounds for a verdict.
+"""
+
+import os
+import statistics
+import sys
+from collections import defaultdict
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import report  # noqa: E402  (bench/report.py: its CSV and summary helpers)
+
+BASE = 8            # PostgreSQL's NUM_XLOGINSERT_LOCKS
+GAIN = 0.03         # a difference smaller than 3% is not called a gain
+MIN_ROUNDS = 5      # fewer paired rounds are not enough to judge
+AUTO = -1           # insert_locks of auto mode in runs.csv
+
+
+def label(locks):
+    return "auto" if locks == AUTO else "%d" % locks
+
+
+def paired(byrep, a, b):
+    """Ratios a / b of the rounds that measured both, sorted."""
+    return sorted(byrep[a][k] / byrep[b][k] for k in byrep[a] if k in byrep[b] and byrep[b][k])
+
+
+def fmt_ratio(r):
+    if not r:
+        return "-"
+    return "%.3f [%.3f..%.3f]" % (statistics.median(r), r[0], r[-1])
+
+
+def judge(r):
+    """'helps', 'hurts', 'noise' or 'too few rounds' for paired ratios r."""
+    if len(r) < MIN_ROUNDS:
+        return "too few rounds"
+    if r[0] >= 1 + GAIN:
+        return "helps"
+    if r[-1] <= 1 - GAIN:
+        return "hurts"
+    return "noise"
+
+
+def analyse(runs):
+    """Per (workload, clients): the rows of its table and its verdict."""
+    summ = report.summarize(runs)
+    byrep = defaultdict(dict)
+    for r in runs:
+        if report.num(r.get("tps")) is not None:
+            byrep[(r["workload"], int(r["clients"]), int(r["insert_locks"]))][int(r["rep"])] = float(r["tps"])
+    out = []
+    for wl, c in sorted({(k[0], k[1]) for k in summ}, key=lambda p: (report.order_of(p[0]), p[1])):
+        pts = {k[2][1]: s for k, s in summ.items() if k[0] == wl and k[1] == c and k[2][0] == "walscale"}
+        if BASE not in pts:
+            continue
+        base = (wl, c, BASE)
+        rows, best = [], None
+        for locks in sorted(pts, key=lambda n: (n == AUTO, n)):
+            s = pts[locks]
+            r = paired(byrep, (wl, c, locks), base) if locks != BASE else []
+            if locks not in (BASE, AUTO) and r and (best is None or statistics.median(r) > statistics.median(best[1])):
+                best = (locks, r)
+            end = report.locks_range(s) if locks == AUTO else ""
+            rows.append({"locks": locks, "s": s, "ratio": r, "end": end})
+        auto = paired(byrep, (wl, c, AUTO), base) if AUTO in pts else []
+        auto_best = paired(byrep, (wl, c, AUTO), (wl, c, best[0])) if AUTO in pts and best else []
+        out.append({"workload": wl, "clients": c, "rows": rows, "best": best, "auto": auto,
+                    "auto_best": auto_best, "verdict": judge(best[1]) if best else "no other number"})
+    return out
+
+
+def sentence(a):
+    wl, best = a["workload"], a["best"]
+    if best is None:
+        return "%s: only 8 locks were measured" % wl
+    locks, r = best
+    m = statistics.median(r)
+    spread = "paired ratio %s over %d rounds" % (fmt_ratio(r), len(r))
+    v = a["verdict"]
+    if v == "helps":
+        return "%s: more locks help: %d locks give %+.1f%% over 8 (%s)" % (wl, locks, (m - 1) * 100, spread)
+    if v == "hurts":
+        return "%s: more locks cost throughput: even the best, %d, gives %+.1f%% (%s)" % (
+            wl, locks, (m - 1) * 100, spread)
+    if v == "noise":
+        return "%s: no difference beyond the noise: the best, %d locks, gives %+.1f%% in the median, but its " \
+            "rounds range from %+.1f%% to %+.1f%% (%s)" % (wl, locks, (m - 1) * 100, (r[0] - 1) * 100,
+                                                          (r[-1] - 1) * 100, spread)
+    return "%s: %s to judge %d locks against 8 (%s)" % (wl, v, locks, spread)
+
+
+def svg(analyses, path):
+    """One panel per workload: median tps at each number of locks, bars from
+    the slowest to the fastest run, auto mode as its own point."""
+    pw, ph, ml, mt, mb = 360, 250, 62, 34, 44
+    w = pw * max(1, len(analyses))
+    h = ph
+    o = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" '
+         'font-size="11">' % (w, h), '<rect width="100%" height="100%" fill="white"/>']
+    for i, a in enumerate(analyses):
+        x0, rows = i * pw + ml, a["rows"]
+        iw, ih = pw - ml - 16, ph - mt - mb
+        top = max(r["s"]["max"] for r in rows) * 1.1 or 1
+        step = iw / max(1, len(rows))
+
+        def X(j):
+            return x0 + step * (j + 0.5)
+
+        def Y(v):
+            return mt + ih - ih * v / top
+        o.append('<text x="%d" y="16" font-weight="bold">%s, %d clients</text>' % (i * pw + 8, a["workload"], a["clients"]))
+        o.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>' % (x0, mt + ih, x0 + iw, mt + ih))
+        o.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>' % (x0, mt, x0, mt + ih))
+        for k in range(5):
+            v = top * k / 4
+            o.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/>' % (x0, Y(v), x0 + iw, Y(v)))
+            o.append('<text x="%d" y="%.1f" text-anchor="end">%s</text>' % (x0 - 4, Y(v) + 4, report.fmt_tps(v)))
+        base = next(r for r in rows if r["locks"] == BASE)["s"]["median"]
+        o.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="gray" stroke-dasharray="4,3"/>' % (
+            x0, Y(base), x0 + iw, Y(base)))
+        fixed = [(j, r) for j, r in enumerate(rows) if r["locks"] != AUTO]
+        o.append('<polyline fill="none" stroke="#1f77b4" stroke-width="2" points="%s"/>' % " ".join(
+            "%.1f,%.1f" % (X(j), Y(r["s"]["median"])) for j, r in fixed))
+        for j, r in enumerate(rows):
+            s, color = r["s"], "#d62728" if r["locks"] == AUTO else "#1f77b4"
+            o.append('<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s"/>' % (X(j), Y(s["min"]), X(j), Y(s["max"]), color))
+            o.append('<circle cx="%.1f" cy="%.1f" r="4" fill="%s"/>' % (X(j), Y(s["median"]), color))
+            o.append('<text x="%.1f" y="%d" text-anchor="middle">%s</text>' % (X(j), mt + ih + 15, label(r["locks"])))
+        o.append('<text x="%d" y="%d" text-anchor="middle">walscale.insert_locks (dashed: 8 locks\' median)</text>' % (
+            x0 + iw / 2, ph - 8))
+        o.append('<text transform="translate(%d,%d) rotate(-90)" text-anchor="middle">tps, median and min..max</text>' % (
+            i * pw + 12, mt + ih / 2))
+    o.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(o) + "\n")
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
+        return 2
+    d = sys.argv[1]
+    meta = report.read_meta(d)
+    runs = report.read_csv(os.path.join(d, "runs.csv"))
+    analyses = analyse(runs)
+    if not analyses:
+        print("sweep: no runs at 8 locks in %s/runs.csv" % d, file=sys.stderr)
+        return 1
+    L = ["# Scaling sweep on %s" % meta.get("host", "?"), ""]
+    L.append("%s CPUs (%s), %s, %s; %s." % (meta.get("cores", "?"), meta.get("cpu", "?"), meta.get("memory", "?"),
+                                            meta.get("os", "?"), meta.get("pg_patched", "?").rsplit(" (", 1)[0]))
+    L.append("Runs of %s s, %s rounds interleaved, %s clients, wal_buffers %s; load average %s at the start, %s at the "
+             "end; %s in all. Command: `%s`." % (meta.get("seconds", "?"), meta.get("reps", "?"), meta.get("clients", "?"),
+                                                 meta.get("wal_buffers", "?"), meta.get("load_start", "?"),
+                                                 meta.get("load_end", "?"), meta.get("elapsed", "?"), meta.get("command", "?")))
+    L.append("")
+    L.append("Ratio to 8: the throughput at that number over the throughput at 8 locks (PostgreSQL's number) in the "
+             "same round, median [min..max] over the rounds. A gain is called when every round's ratio is at least "
+             "%.2f (a loss when every one is at most %.2f), over at least %d rounds. Auto mode starts each of its "
+             "runs afresh." % (1 + GAIN, 1 - GAIN, MIN_ROUNDS))
+    L.append("")
+    for a in analyses:
+        L.append("## %s, %d clients" % (a["workload"], a["clients"]))
+        L.append("")
+        rows = []
+        for r in a["rows"]:
+            s = r["s"]
+            rows.append([label(r["locks"]), s["n"], report.fmt_spread(s), fmt_ratio(r["ratio"]) if r["ratio"] else "1",
+                         report.opt(s, "blocking_per_1000", "%.1f") or "-", r["end"] or "-"])
+        L.append(report.md_table(["insert_locks", "runs", "tps median [min..max]", "ratio to 8 (paired)",
+                                  "blocking waits / 1000 acquisitions", "auto's locks at the end"], rows))
+        L.append("")
+    L.append("## Verdict")
+    L.append("")
+    for a in analyses:
+        L.append("- " + sentence(a) + ".")
+        if a["auto"]:
+            L.append("  Auto mode: %s of 8 locks' throughput%s." % (
+                fmt_ratio(a["auto"]), ", %s of the best number's" % fmt_ratio(a["auto_best"]) if a["auto_best"] else ""))
+    helps = [a for a in analyses if a["verdict"] == "helps"]
+    judged = [a for a in analyses if a["verdict"] in ("helps", "hurts", "noise")]
+    L.append("")
+    if helps:
+        L.append("**More WAL insertion locks help on this machine** for %s: set `walscale.insert_locks` to the best "
+                 "number above, or leave auto mode (the default) on." % ", ".join(a["workload"] for a in helps))
+    elif len(judged) < len(analyses):
+        L.append("**Too little was measured to judge**: a verdict needs a number of locks besides 8 and at least "
+                 "%d rounds (SWEEP_MAX_LOCKS, SWEEP_ROUNDS): with fewer, chance alone gives ratios like those above." % MIN_ROUNDS)
+    else:
+        L.append("**More WAL insertion locks do not help on this machine** for these workloads: 8 (PostgreSQL's "
+                 "number) is as good as any, within the noise shown above.")
+    L.append("")
+    L.append("![tps against walscale.insert_locks](sweep.svg)")
+    text = "\n".join(L) + "\n"
+    with open(os.path.join(d, "sweep.md"), "w") as f:
+        f.write(text)
+    svg(analyses, os.path.join(d, "sweep.svg"))
+    print(text[text.index("## "):])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
