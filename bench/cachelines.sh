@@ -246,30 +246,15 @@ cl_one() {
 }
 
 measure_lines() {
-	local cfg jobs=${CG_JOBS:-$(nproc)} running=0 failed=0 label
+	local cfg jobs=${CG_JOBS:-$(nproc)} label
 	local -a configs=("stock stock 8 no")
 	for l in $CL_LOCKS; do configs+=("walscale-$l walscale $l yes"); done
 	CL_DIR="$BENCH_WORK/lackey"
 	bench_as mkdir -p "$CL_DIR"
-	bench_as "$PG_STOCK/bin/initdb" -D "$CL_DIR/template" -A trust -U postgres --no-sync >/dev/null
-	echo "CREATE TABLE cl_t (v int);" |
-		bench_as "$PG_STOCK/bin/postgres" --single -D "$CL_DIR/template" postgres >/dev/null 2>&1
+	make_template_cluster "$CL_DIR/template" "CREATE TABLE cl_t (v int);"
 	cl_script "$CL_OPS" >"$BENCH_WORK/cl-script.sql"
 	echo "  (per configuration: measure read/written/shared-with-an-inserter lines, mean per operation)"
-	for cfg in "${configs[@]}"; do
-		if [ "$running" -ge "$jobs" ]; then
-			wait -n || failed=1
-			running=$((running - 1))
-		fi
-		# shellcheck disable=SC2086
-		cl_one $cfg &
-		running=$((running + 1))
-	done
-	while [ "$running" -gt 0 ]; do
-		wait -n || failed=1
-		running=$((running - 1))
-	done
-	[ "$failed" = 0 ] || return 1
+	run_configs_parallel "$jobs" configs cl_one || return 1
 	"$PY" "$repo/bench/cachelines_report.py" header >"$RESULTS/cachelines.csv"
 	for cfg in "${configs[@]}"; do
 		label=${cfg%% *}

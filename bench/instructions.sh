@@ -122,31 +122,49 @@ CG_CONFIGS=("stock stock 8 0 no" "patched-no-module walscale 8 0 no"
 # measure_instructions N M K: writes instructions.csv and cg-functions.csv.
 # The configurations run CG_JOBS at a time (default: the number of CPUs);
 # instruction counts do not depend on what else runs.
+# A template cluster in $1, made by the stock server's initdb, with the
+# statement $2 run in it by a single-user backend: every configuration
+# measured starts from a copy of it, at the same WAL position.
+make_template_cluster() {
+	bench_as "$PG_STOCK/bin/initdb" -D "$1" -A trust -U postgres --no-sync >/dev/null
+	echo "$2" | bench_as "$PG_STOCK/bin/postgres" --single -D "$1" postgres >/dev/null 2>&1
+}
+
+# Run "FUNCTION CONFIG-WORDS... ARG..." for each configuration of the array
+# named $2 (each a string of words), at most $1 at a time, in the
+# background; fails if any run failed.  Each run is waited for by its pid,
+# oldest first: "wait -n" can miss a run that ended before it was called
+# and return 127, failing a sweep in which every run succeeded.
+run_configs_parallel() {
+	local jobs=$1 fn=$3 failed=0 cfg pid
+	local -n rcp_configs=$2
+	local -a pids=()
+	shift 3
+	for cfg in "${rcp_configs[@]}"; do
+		if [ "${#pids[@]}" -ge "$jobs" ]; then
+			wait "${pids[0]}" || failed=1
+			pids=("${pids[@]:1}")
+		fi
+		# shellcheck disable=SC2086
+		"$fn" $cfg "$@" &
+		pids+=("$!")
+	done
+	for pid in "${pids[@]}"; do
+		wait "$pid" || failed=1
+	done
+	[ "$failed" = 0 ]
+}
+
 measure_instructions() {
-	local n=$1 m=$2 k=$3 cfg label jobs=${CG_JOBS:-$(nproc)} running=0 failed=0
+	local n=$1 m=$2 k=$3 cfg label jobs=${CG_JOBS:-$(nproc)}
 	command -v valgrind >/dev/null || { echo "bench: valgrind is missing, no instruction counts" >&2; return 0; }
 	CG_DIR="$BENCH_WORK/callgrind"
 	bench_as mkdir -p "$CG_DIR"
-	bench_as "$PG_STOCK/bin/initdb" -D "$CG_DIR/template" -A trust -U postgres --no-sync >/dev/null
-	echo "CREATE TABLE cg_commit (v int);" |
-		bench_as "$PG_STOCK/bin/postgres" --single -D "$CG_DIR/template" postgres >/dev/null 2>&1
+	make_template_cluster "$CG_DIR/template" "CREATE TABLE cg_commit (v int);"
 	cg_script "$n" "$m" "$k" > "$BENCH_WORK/cg-script.sql"
 	chmod 644 "$BENCH_WORK/cg-script.sql"
 
-	for cfg in "${CG_CONFIGS[@]}"; do
-		if [ "$running" -ge "$jobs" ]; then
-			wait -n || failed=1
-			running=$((running - 1))
-		fi
-		# shellcheck disable=SC2086
-		cg_one $cfg "$n" "$m" "$k" &
-		running=$((running + 1))
-	done
-	while [ "$running" -gt 0 ]; do
-		wait -n || failed=1
-		running=$((running - 1))
-	done
-	[ "$failed" = 0 ] || return 1
+	run_configs_parallel "$jobs" CG_CONFIGS cg_one "$n" "$m" "$k" || return 1
 
 	echo "config,variant,insert_locks,attempts,preloaded,per_record,per_commit,per_commit_plpgsql,n_records,n_commits,n_commits_plpgsql" \
 		> "$RESULTS/instructions.csv"
