@@ -6,6 +6,7 @@
 # only its first patches, meets a server that builds and runs at each step.
 #
 #   scripts/test-series.sh            (make test-series)
+#   SERIES_FROM=5 scripts/test-series.sh   from the first 5 patches on
 #
 # Builds are cached like every other (scripts/build-postgres.sh, keyed by
 # the patches applied): the first N patches as the flavor "firstN", with
@@ -81,7 +82,7 @@ run_suites() {
 }
 
 ensure_run_user
-for n in $(seq 1 ${#patches[@]}); do
+for n in $(seq "${SERIES_FROM:-1}" ${#patches[@]}); do
 	echo "== the first $n of ${#patches[@]} patches: $(basename "${patches[$((n - 1))]}")"
 	if [ "$n" = ${#patches[@]} ]; then
 		# the whole series: make test's flavor, which adds injection points
