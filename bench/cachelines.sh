@@ -66,7 +66,9 @@
 # cachelines.md, cachelines.csv (part 1, per configuration and operation),
 # flush-latency.csv (part 2, every run), and instructions.csv with
 # instructions per operation (bench/instructions.sh, N = 2000/200/400) when
-# the directory has none yet (make bench measures it before).
+# the directory has none yet (make bench measures it before).  Run alone,
+# without BENCH_RESULTS, it empties its directory first, so that a rerun on
+# the same day measures everything again.
 #
 # Environment: BENCH_CL_OPS (60 operations a block, the first
 # BENCH_CL_WARMUP = 10 not counted), BENCH_CL_LAT_ROUNDS (12),
@@ -101,6 +103,7 @@ if [ "${BENCH_PG_READY:-0}" != 1 ]; then
 fi
 ensure_run_user
 BENCH_WORK=$(scratch_dir bench-cachelines)
+[ -n "${BENCH_RESULTS:-}" ] || rm -rf "$RESULTS"
 mkdir -p "$RESULTS"
 
 CL_FILTER=$BENCH_WORK/cachelines-filter
