@@ -32,9 +32,10 @@
  *
  * A read of a lock's cache line that another process wrote since this
  * process last read it costs a transfer, xfer_ns: a flusher pays it per
- * such lock in WaitXLogInsertionsToFinish(), and the processes that take
- * every lock (a checkpoint, a resize, GetLastImportantRecPtr()) pay it per
- * lock.  Those processes are the "agent": one job at a time, off the CPUs.
+ * such lock in WaitXLogInsertionsToFinish(), GetLastImportantRecPtr()
+ * per such lock it reads, and the processes that take every lock (a
+ * checkpoint, a resize) per lock.  Those processes are the "agent": one job
+ * at a time, off the CPUs.
  *
  * The scheduler is a run queue per machine: a backend runs until it sleeps
  * or its quantum ends with another backend runnable; a preempted backend
@@ -186,7 +187,8 @@ typedef struct Event
 /* what the agent does */
 typedef enum JobKind
 {
-	JOB_EACH,					/* GetLastImportantRecPtr(): one at a time */
+	JOB_EACH,					/* GetLastImportantRecPtr(), lock-free */
+	JOB_EACH_LOCKED,			/* GetLastImportantRecPtr(): one at a time */
 	JOB_CHECKPOINT,				/* WALInsertLockAcquireExclusive() */
 	JOB_RESIZE					/* SetNumWALInsertLocks() */
 } JobKind;
@@ -222,6 +224,7 @@ struct Sim
 	Lock		lock[SIM_MAX_LOCKS];
 	double		lock_written_at[SIM_MAX_LOCKS];
 	int			lock_written_by[SIM_MAX_LOCKS];
+	double		agent_read_at[SIM_MAX_LOCKS];	/* the agent's last read */
 	Cpu		   *cpu;
 	int		   *idle_cpus;
 	int		   *idle_pos;		/* a CPU's place in idle_cpus, -1: busy */
@@ -985,7 +988,7 @@ agent_finish(Sim *sim)
 {
 	Agent	   *a = &sim->agent;
 
-	if (a->kind == JOB_EACH)
+	if (a->kind == JOB_EACH || a->kind == JOB_EACH_LOCKED)
 	{
 		sim->f.each_lock_runs++;
 		sim->f.each_lock_ns += sim->now - a->started;
@@ -999,10 +1002,36 @@ agent_finish(Sim *sim)
 }
 
 /*
+ * GetLastImportantRecPtr() without locks, as patch 0005 has it where 8-byte
+ * reads are single-copy atomic: a full barrier, the number of active locks,
+ * a read barrier (lock_op_ns for the three), then one read of each active
+ * lock's lastImportantAt: the patched loop's instructions per lock
+ * (visit_ns, as a flush's loop) and a transfer for each line another process
+ * wrote since the agent last read it.  It waits for no holder and queues on
+ * no lock; the reads are taken at its start.  Returns its duration.
+ */
+static double
+read_each_lock(Sim *sim)
+{
+	double		cost = sim->p.lock_op_ns;
+
+	for (int l = 0; l < sim->locks; l++)
+	{
+		cost += sim->p.visit_ns;
+		if (sim->lock_written_at[l] > sim->agent_read_at[l] &&
+			sim->lock_written_by[l] != sim->agent_id)
+			cost += sim->p.xfer_ns;
+		sim->agent_read_at[l] = sim->now;
+	}
+	return cost;
+}
+
+/*
  * One step: take the next lock (or queue on it), or, all taken, do the
  * job's work and release them in reverse order, one per step.  Each
  * acquisition writes a line another process wrote: lock_op_ns and a
- * transfer; a release writes a line the agent holds: lock_op_ns.
+ * transfer; a release writes a line the agent holds: lock_op_ns.  A
+ * lock-free GetLastImportantRecPtr() is one step, and its end.
  */
 static void
 agent_step(Sim *sim)
@@ -1014,6 +1043,18 @@ agent_step(Sim *sim)
 		agent_begin(sim);
 		if (!a->busy)
 			return;
+	}
+	if (a->kind == JOB_EACH)
+	{
+		if (a->next == 0)
+		{
+			a->next = a->n;
+			schedule(sim, sim->now + read_each_lock(sim), EV_AGENT, 0, 0);
+			return;
+		}
+		agent_finish(sim);
+		agent_step(sim);
+		return;
 	}
 	if (a->waiting)
 	{
@@ -1048,7 +1089,8 @@ agent_step(Sim *sim)
 		}
 		lk->holder = sim->agent_id;
 		lock_written(sim, a->next, sim->agent_id);
-		if (a->kind == JOB_EACH)
+		sim->agent_read_at[a->next] = sim->now;
+		if (a->kind == JOB_EACH_LOCKED)
 		{
 			/* read lastImportantAt and let it go */
 			lock_release(sim, a->next, sim->agent_id);
@@ -1061,7 +1103,7 @@ agent_step(Sim *sim)
 		a->next++;
 		return;
 	}
-	if (a->kind == JOB_EACH)
+	if (a->kind == JOB_EACH_LOCKED)
 	{
 		agent_finish(sim);
 		agent_step(sim);
@@ -1658,9 +1700,9 @@ sim_take_all_locks(Sim *sim)
 }
 
 void
-sim_get_last_important(Sim *sim)
+sim_get_last_important(Sim *sim, bool take_locks)
 {
-	agent_submit(sim, JOB_EACH, 0, false);
+	agent_submit(sim, take_locks ? JOB_EACH_LOCKED : JOB_EACH, 0, false);
 }
 
 bool

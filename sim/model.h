@@ -134,11 +134,13 @@ extern void sim_set_attempts(Sim *sim, int attempts);
 
 /*
  * WALInsertLockAcquireExclusive() with a checkpoint's work, and
- * GetLastImportantRecPtr(), on demand; whether such a job, or a resize, is
- * still under way.
+ * GetLastImportantRecPtr(), on demand: lock-free as patch 0005 makes it
+ * where 8-byte reads are single-copy atomic, or with take_locks each lock
+ * taken and let go in turn, as elsewhere; whether such a job, or a resize,
+ * is still under way.
  */
 extern void sim_take_all_locks(Sim *sim);
-extern void sim_get_last_important(Sim *sim);
+extern void sim_get_last_important(Sim *sim, bool take_locks);
 extern bool sim_agent_busy(Sim *sim);
 
 /*
