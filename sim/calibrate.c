@@ -162,6 +162,33 @@ cmp_double(const void *a, const void *b)
 }
 
 /*
+ * A steady stretch of Sokolov's load with synchronous_commit on, after the
+ * warm-up: its insertion rate, and its flushes' visit of the locks, per
+ * commit in ns and in locks per visit.
+ */
+static Sim *
+costs_steady(int cpus, int clients, int locks, bool visit_all, double *rate,
+			 double *visit_ns, double *visited)
+{
+	SimParams	p;
+	Sim		   *sim;
+	SimFigures	f;
+
+	machine_params(&p, cpus, clients);
+	p.sync_commit = true;
+	p.flush_visits_all = visit_all;
+	sim = sim_create(&p, clients, locks, 77 + cpus + locks);
+	sim_run(sim, WARM_S * 1e9);
+	sim_take_figures(sim, &f);
+	sim_run(sim, 0.2e9);
+	sim_take_figures(sim, &f);
+	*rate = f.acquisitions / (f.elapsed_ns / 1e9);
+	*visit_ns = f.visit_ns / Max(f.transactions, 1);
+	*visited = f.visited_locks / (double) Max(f.visits, 1);
+	return sim;
+}
+
+/*
  * What the processes that take every lock cost at each CPU count and
  * number, under Sokolov's load with synchronous_commit on: one at a time
  * after a steady stretch, each run to its end, its duration and the
@@ -169,7 +196,8 @@ cmp_double(const void *a, const void *b)
  * number, then doubles it back); GetLastImportantRecPtr() lock-free, as
  * patch 0005 makes it on platforms with 8-byte single-copy atomicity, and
  * taking each lock, as elsewhere; and a flush's visit of the locks per
- * commit.
+ * commit, of the groups marked as patch 0006 has it, and of every lock, in
+ * a second run of the same seed.
  */
 void
 calibrate_costs(FILE *out)
@@ -177,30 +205,28 @@ calibrate_costs(FILE *out)
 	static const int cpus[] = {16, 96, 480};
 	static const int locks[] = {8, 64, 256, 1024};
 
-	fprintf(out, "Each job: its time from start to last release, the median of three, in ms, and in brackets the insertion rate while it ran over the rate before; GetLastImportantRecPtr() without locks: its time in us, and no rate, since it holds up no inserter. A flush's visit of the locks: per commit in us. Simulated.\n\n");
-	fprintf(out, "| CPUs | clients | locks | checkpoint's all-lock acquisition, ms | GetLastImportantRecPtr() without locks, us | GetLastImportantRecPtr() taking each lock, ms | resize to half, ms | a flush's visit of the locks, us |\n");
-	fprintf(out, "|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+	fprintf(out, "Each job: its time from start to last release, the median of three, in ms, and in brackets the insertion rate while it ran over the rate before; GetLastImportantRecPtr() without locks: its time in us, and no rate, since it holds up no inserter. A flush's visit of the locks: per commit in us, and in brackets the locks visited per flush; of the lock groups marked in the open or the last closed epoch, and of every active lock, each in its own run. Simulated.\n\n");
+	fprintf(out, "| CPUs | clients | locks | checkpoint's all-lock acquisition, ms | GetLastImportantRecPtr() without locks, us | GetLastImportantRecPtr() taking each lock, ms | resize to half, ms | a flush's visit: lock groups, us (locks) | a flush's visit: every lock, us (locks) |\n");
+	fprintf(out, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 	for (int c = 0; c < (int) lengthof_(cpus); c++)
 		for (int l = 0; l < (int) lengthof_(locks); l++)
 		{
-			SimParams	p;
 			Sim		   *sim;
 			SimFigures	f;
 			int			clients = cpus[c] == 16 ? 200 : 2000;
 			double		rate,
 						visit,
+						visited,
+						visit_all,
+						visited_all,
 						ms[4][COST_REPEATS],
 						share[4][COST_REPEATS];
 
-			machine_params(&p, cpus[c], clients);
-			p.sync_commit = true;
-			sim = sim_create(&p, clients, locks[l], 77 + cpus[c] + locks[l]);
-			sim_run(sim, WARM_S * 1e9);
-			sim_take_figures(sim, &f);
-			sim_run(sim, 0.2e9);
-			sim_take_figures(sim, &f);
-			rate = f.acquisitions / (f.elapsed_ns / 1e9);
-			visit = f.visit_ns / Max(f.transactions, 1);
+			sim = costs_steady(cpus[c], clients, locks[l], true, &rate,
+							   &visit_all, &visited_all);
+			sim_free(sim);
+			sim = costs_steady(cpus[c], clients, locks[l], false, &rate,
+							   &visit, &visited);
 			for (int k = 0; k < COST_REPEATS; k++)
 			{
 				/*
@@ -226,10 +252,11 @@ calibrate_costs(FILE *out)
 				qsort(share[j], COST_REPEATS, sizeof(double), cmp_double);
 			}
 			sim_free(sim);
-			fprintf(out, "| %d | %d | %d | %.2f (%.2f) | %.2f | %.2f (%.2f) | %.2f (%.2f) | %.1f |\n",
+			fprintf(out, "| %d | %d | %d | %.2f (%.2f) | %.2f | %.2f (%.2f) | %.2f (%.2f) | %.1f (%.0f) | %.1f (%.0f) |\n",
 					cpus[c], clients, locks[l], ms[0][1], share[0][1],
 					ms[1][1] * 1e3, ms[2][1], share[2][1],
-					ms[3][1], share[3][1], visit / 1e3);
+					ms[3][1], share[3][1], visit / 1e3, visited,
+					visit_all / 1e3, visited_all);
 			fflush(out);
 		}
 }

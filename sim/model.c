@@ -32,10 +32,14 @@
  *
  * A read of a lock's cache line that another process wrote since this
  * process last read it costs a transfer, xfer_ns: a flusher pays it per
- * such lock in WaitXLogInsertionsToFinish(), GetLastImportantRecPtr()
+ * such lock it visits in WaitXLogInsertionsToFinish(), GetLastImportantRecPtr()
  * per such lock it reads, and the processes that take every lock (a
  * checkpoint, a resize) per lock.  Those processes are the "agent": one job
  * at a time, off the CPUs.
+ *
+ * A flush visits only the locks of the groups (SIM_LOCK_GROUP consecutive
+ * locks) that insertions marked in the open or the last closed epoch, as
+ * core patch 0006 has it: see visit_locks().
  *
  * The scheduler is a run queue per machine: a backend runs until it sleeps
  * or its quantum ends with another backend runnable; a preempted backend
@@ -132,9 +136,7 @@ typedef struct Backend
 	double		spin_since;
 
 	double		hold_since;		/* its insertion lock */
-
-	/* the last WaitXLogInsertionsToFinish() */
-	double		last_visit;
+	int64_t		epoch;			/* the epoch its insertion reserved in */
 } Backend;
 
 typedef struct Lock
@@ -225,6 +227,20 @@ struct Sim
 	double		lock_written_at[SIM_MAX_LOCKS];
 	int			lock_written_by[SIM_MAX_LOCKS];
 	double		agent_read_at[SIM_MAX_LOCKS];	/* the agent's last read */
+
+	/*
+	 * Patch 0006's epochs of lock groups (visit_locks()): the open epoch's
+	 * number, the epoch in which each group was last marked, the insertions
+	 * in flight, those of them that reserved before the last close, the end
+	 * of the last flusher's scan, and, per backend and group, when it last
+	 * read the group's lock lines (max_clients * SIM_MAX_GROUPS).
+	 */
+	int64_t		epoch;
+	int64_t		group_marked[SIM_MAX_GROUPS];
+	int			in_flight;
+	int			in_flight_closed;
+	double		last_scan_end;
+	double	   *group_read_at;
 	Cpu		   *cpu;
 	int		   *idle_cpus;
 	int		   *idle_pos;		/* a CPU's place in idle_cpus, -1: busy */
@@ -572,23 +588,69 @@ lock_written(Sim *sim, int l, int who)
 }
 
 /*
- * WaitXLogInsertionsToFinish() by backend bi: the patched loop's
- * instructions for every active lock, and a transfer for each lock whose
- * line another process wrote since bi last read it.
+ * WaitXLogInsertionsToFinish() by backend bi, as core patch 0006 has it.
+ * Every insertion marks its lock's group (SIM_LOCK_GROUP consecutive locks)
+ * in the open epoch, under insertpos_lck, which it holds anyway.  A flusher,
+ * under insertpos_lck, closes the open epoch if every insertion of the one
+ * closed before has finished: the closed epoch becomes the open one's, a new
+ * one opens.  It then visits only the locks of the groups marked in the open
+ * or the closed epoch, paying the patched loop's instructions for each, and
+ * a transfer for each whose line another process wrote since bi last read
+ * it, that is since bi last visited its group; the other locks cost nothing.
+ *
+ * "Every insertion of the closed epoch has finished" is the core's
+ * logInsertResult having passed the position at which it was closed, which
+ * a flusher's scan advances once no insertion before that position is in
+ * flight.  The model has it as: no insertion that reserved before the last
+ * close still holds its lock, and the scan of the flush before this one has
+ * ended.  With flush_visits_all, every active lock is visited, as without
+ * patch 0006.  The scan of the two bitmap words and the flusher's own
+ * acquisition of insertpos_lck are not modelled.
  */
 static double
 visit_locks(Sim *sim, int bi)
 {
-	Backend    *b = &sim->backends[bi];
-	double		cost = sim->locks * sim->p.visit_ns;
+	double	   *read_at = &sim->group_read_at[(size_t) bi * SIM_MAX_GROUPS];
+	int			groups = (sim->locks + SIM_LOCK_GROUP - 1) / SIM_LOCK_GROUP;
+	double		cost = 0;
+	int			visited = 0;
 
-	for (int l = 0; l < sim->locks; l++)
-		if (sim->lock_written_at[l] > b->last_visit &&
-			sim->lock_written_by[l] != bi)
-			cost += sim->p.xfer_ns;
-	b->last_visit = sim->now;
+	if (sim->in_flight_closed == 0 && sim->now >= sim->last_scan_end)
+	{
+		/* close the open epoch: all in flight now reserved before it */
+		sim->epoch++;
+		sim->in_flight_closed = sim->in_flight;
+	}
+	for (int g = 0; g < groups; g++)
+	{
+		int			last = Min((g + 1) * SIM_LOCK_GROUP, sim->locks);
+
+		if (!sim->p.flush_visits_all && sim->group_marked[g] < sim->epoch - 1)
+			continue;
+		for (int l = g * SIM_LOCK_GROUP; l < last; l++)
+		{
+			cost += sim->p.visit_ns;
+			if (sim->lock_written_at[l] > read_at[g] &&
+				sim->lock_written_by[l] != bi)
+				cost += sim->p.xfer_ns;
+		}
+		visited += last - g * SIM_LOCK_GROUP;
+		read_at[g] = sim->now;
+	}
+	sim->last_scan_end = sim->now + cost;
+	sim->f.visits++;
+	sim->f.visited_locks += visited;
 	sim->f.visit_ns += cost;
 	return cost;
+}
+
+/* an insertion of backend b has let its lock go */
+static void
+insertion_done(Sim *sim, Backend *b)
+{
+	sim->in_flight--;
+	if (b->epoch < sim->epoch)
+		sim->in_flight_closed--;
 }
 
 /* ---- insertpos_lck ---- */
@@ -610,6 +672,10 @@ pos_got(Sim *sim, Backend *b, double lead_ns)
 {
 	sim->inserted += record_bytes(sim, b);
 	b->lsn = sim->inserted;
+	/* patch 0006: mark the lock's group in the open epoch */
+	sim->group_marked[b->lock / SIM_LOCK_GROUP] = sim->epoch;
+	b->epoch = sim->epoch;
+	sim->in_flight++;
 	b->phase = PH_HOLD;
 	b->remaining = lead_ns + sim->p.pos_cs_ns +
 		jitter(sim, sim->p.hold_ns) + (b->fpi ? sim->p.fpi_copy_ns : 0);
@@ -1399,6 +1465,7 @@ run_backend(Sim *sim, int c)
 
 			case PH_RELEASE:
 				sim->f.hold_ns += sim->now - b->hold_since;
+				insertion_done(sim, b);
 				lock_release(sim, b->lock, bi);
 				if (b->records_left > 0)
 				{
@@ -1591,6 +1658,10 @@ sim_create(const SimParams *params, int clients, int locks, uint64_t seed)
 	sim->runq = calloc(n, sizeof(RunqEntry));
 	/* CFS: half of sched_latency, 6 ms * (1 + log2(min(cpus, 8))) */
 	sim->spinners = calloc(n, sizeof(int));
+	sim->group_read_at = calloc((size_t) n * SIM_MAX_GROUPS, sizeof(double));
+	/* no group marked yet, in the open epoch or the closed one */
+	for (int g = 0; g < SIM_MAX_GROUPS; g++)
+		sim->group_marked[g] = -2;
 	sim->heap_cap = 1024;
 	sim->heap = malloc(sizeof(Event) * sim->heap_cap);
 	sim->free_procs = calloc(sim->p.max_connections, sizeof(int));
@@ -1658,6 +1729,7 @@ sim_free(Sim *sim)
 	free(sim->idle_pos);
 	free(sim->runq);
 	free(sim->spinners);
+	free(sim->group_read_at);
 	free(sim->heap);
 	free(sim->free_procs);
 	free(sim);

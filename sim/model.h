@@ -22,6 +22,8 @@
 #include <stdint.h>
 
 #define SIM_MAX_LOCKS	1024	/* XLOG_INSERT_LOCKS_MAX */
+#define SIM_LOCK_GROUP	8		/* consecutive locks a flush visits together */
+#define SIM_MAX_GROUPS	(SIM_MAX_LOCKS / SIM_LOCK_GROUP)
 
 #ifndef Min
 #define Min(x, y)	((x) < (y) ? (x) : (y))
@@ -66,6 +68,8 @@ typedef struct SimParams
 
 	/* WaitXLogInsertionsToFinish(): per lock visited, plus a transfer */
 	double		visit_ns;
+	/* it visits every active lock, not the groups marked (no patch 0006) */
+	bool		flush_visits_all;
 	/* one acquisition or release by a process that takes every lock */
 	double		lock_op_ns;
 
@@ -107,6 +111,8 @@ typedef struct SimFigures
 	uint64_t	pos_contended;	/* reservations that found it taken */
 	double		write_wait_ns;	/* inserters waiting for a WAL write */
 	double		visit_ns;		/* flushers visiting locks */
+	uint64_t	visits;			/* WaitXLogInsertionsToFinish() calls */
+	uint64_t	visited_locks;	/* locks they visited */
 	uint64_t	fpis;			/* records with a full-page image */
 	uint64_t	all_lock_runs;	/* all-lock acquisitions finished */
 	double		all_lock_ns;	/* their time from start to release */
