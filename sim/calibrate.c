@@ -205,60 +205,65 @@ calibrate_costs(FILE *out)
 	static const int cpus[] = {16, 96, 480};
 	static const int locks[] = {8, 64, 256, 1024};
 
+	/* and last, one inserter at the most locks: a flush's best case */
+	const int	ncosts = (int) (lengthof_(cpus) * lengthof_(locks)) + 1;
+
 	fprintf(out, "Each job: its time from start to last release, the median of three, in ms, and in brackets the insertion rate while it ran over the rate before; GetLastImportantRecPtr() without locks: its time in us, and no rate, since it holds up no inserter. A flush's visit of the locks: per commit in us, and in brackets the locks visited per flush; of the lock groups marked in the open or the last closed epoch, and of every active lock, each in its own run. Simulated.\n\n");
 	fprintf(out, "| CPUs | clients | locks | checkpoint's all-lock acquisition, ms | GetLastImportantRecPtr() without locks, us | GetLastImportantRecPtr() taking each lock, ms | resize to half, ms | a flush's visit: lock groups, us (locks) | a flush's visit: every lock, us (locks) |\n");
 	fprintf(out, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-	for (int c = 0; c < (int) lengthof_(cpus); c++)
-		for (int l = 0; l < (int) lengthof_(locks); l++)
-		{
-			Sim		   *sim;
-			SimFigures	f;
-			int			clients = cpus[c] == 16 ? 200 : 2000;
-			double		rate,
-						visit,
-						visited,
-						visit_all,
-						visited_all,
-						ms[4][COST_REPEATS],
-						share[4][COST_REPEATS];
+	for (int i = 0; i < ncosts; i++)
+	{
+		bool		single = i == ncosts - 1;
+		int			ncpus = single ? 16 : cpus[i / lengthof_(locks)];
+		int			nlocks = single ? 1024 : locks[i % lengthof_(locks)];
+		int			clients = single ? 1 : ncpus == 16 ? 200 : 2000;
+		Sim		   *sim;
+		SimFigures	f;
+		double		rate,
+					visit,
+					visited,
+					visit_all,
+					visited_all,
+					ms[4][COST_REPEATS],
+					share[4][COST_REPEATS];
 
-			sim = costs_steady(cpus[c], clients, locks[l], true, &rate,
-							   &visit_all, &visited_all);
-			sim_free(sim);
-			sim = costs_steady(cpus[c], clients, locks[l], false, &rate,
-							   &visit, &visited);
-			for (int k = 0; k < COST_REPEATS; k++)
-			{
-				/*
-				 * First the call without locks, which takes the lines as the
-				 * inserters left them, not just after an all-lock job read
-				 * them all
-				 */
-				sim_get_last_important(sim, false);
-				run_job(sim, rate, &ms[1][k], &share[1][k]);
-				sim_take_all_locks(sim);
-				run_job(sim, rate, &ms[0][k], &share[0][k]);
-				sim_get_last_important(sim, true);
-				run_job(sim, rate, &ms[2][k], &share[2][k]);
-				sim_set_locks(sim, k % 2 == 0 ? Max(locks[l] / 2, 1) : locks[l]);
-				run_job(sim, rate, &ms[3][k], &share[3][k]);
-				/* a steady stretch between */
-				sim_run(sim, 0.05e9);
-				sim_take_figures(sim, &f);
-			}
-			for (int j = 0; j < 4; j++)
-			{
-				qsort(ms[j], COST_REPEATS, sizeof(double), cmp_double);
-				qsort(share[j], COST_REPEATS, sizeof(double), cmp_double);
-			}
-			sim_free(sim);
-			fprintf(out, "| %d | %d | %d | %.2f (%.2f) | %.2f | %.2f (%.2f) | %.2f (%.2f) | %.1f (%.0f) | %.1f (%.0f) |\n",
-					cpus[c], clients, locks[l], ms[0][1], share[0][1],
-					ms[1][1] * 1e3, ms[2][1], share[2][1],
-					ms[3][1], share[3][1], visit / 1e3, visited,
-					visit_all / 1e3, visited_all);
-			fflush(out);
+		sim = costs_steady(ncpus, clients, nlocks, true, &rate,
+						   &visit_all, &visited_all);
+		sim_free(sim);
+		sim = costs_steady(ncpus, clients, nlocks, false, &rate,
+						   &visit, &visited);
+		for (int k = 0; k < COST_REPEATS; k++)
+		{
+			/*
+			 * First the call without locks, which takes the lines as the
+			 * inserters left them, not just after an all-lock job read them
+			 * all
+			 */
+			sim_get_last_important(sim, false);
+			run_job(sim, rate, &ms[1][k], &share[1][k]);
+			sim_take_all_locks(sim);
+			run_job(sim, rate, &ms[0][k], &share[0][k]);
+			sim_get_last_important(sim, true);
+			run_job(sim, rate, &ms[2][k], &share[2][k]);
+			sim_set_locks(sim, k % 2 == 0 ? Max(nlocks / 2, 1) : nlocks);
+			run_job(sim, rate, &ms[3][k], &share[3][k]);
+			/* a steady stretch between */
+			sim_run(sim, 0.05e9);
+			sim_take_figures(sim, &f);
 		}
+		for (int j = 0; j < 4; j++)
+		{
+			qsort(ms[j], COST_REPEATS, sizeof(double), cmp_double);
+			qsort(share[j], COST_REPEATS, sizeof(double), cmp_double);
+		}
+		sim_free(sim);
+		fprintf(out, "| %d | %d | %d | %.2f (%.2f) | %.2f | %.2f (%.2f) | %.2f (%.2f) | %.2f (%.0f) | %.2f (%.0f) |\n",
+				ncpus, clients, nlocks, ms[0][1], share[0][1],
+				ms[1][1] * 1e3, ms[2][1], share[2][1],
+				ms[3][1], share[3][1], visit / 1e3, visited,
+				visit_all / 1e3, visited_all);
+		fflush(out);
+	}
 }
 
 static double
