@@ -32,10 +32,10 @@
  *
  * A read of a lock's cache line that another process wrote since this
  * process last read it costs a transfer, xfer_ns: a flusher pays it per
- * such lock it visits in WaitXLogInsertionsToFinish(), GetLastImportantRecPtr()
- * per such lock it reads, and the processes that take every lock (a
- * checkpoint, a resize) per lock.  Those processes are the "agent": one job
- * at a time, off the CPUs.
+ * such lock it visits in WaitXLogInsertionsToFinish(),
+ * GetLastImportantRecPtr() per such lock it reads, and the processes that
+ * take every lock (a checkpoint, a resize) per lock.  Those processes are
+ * the "agent": one job at a time, off the CPUs.
  *
  * A flush visits only the locks of the groups (SIM_LOCK_GROUP consecutive
  * locks) that insertions marked in the open or the last closed epoch, as
@@ -592,7 +592,7 @@ lock_written(Sim *sim, int l, int who)
  * Every insertion marks its lock's group (SIM_LOCK_GROUP consecutive locks)
  * in the open epoch, under insertpos_lck, which it holds anyway.  A flusher,
  * under insertpos_lck, closes the open epoch if every insertion of the one
- * closed before has finished: the closed epoch becomes the open one's, a new
+ * closed last has finished: the open epoch becomes the closed one, and a new
  * one opens.  It then visits only the locks of the groups marked in the open
  * or the closed epoch, paying the patched loop's instructions for each, and
  * a transfer for each whose line another process wrote since bi last read
