@@ -17,10 +17,12 @@
  * length and the mean number of active backends the wait sampler saw.  It
  * means the same with 2 backends as with 2000, on 2 CPUs as on 480.
  *
- * - AUTO_GROW_BLOCKED_SHARE, 5%: a doubling is not free.  Each flush and
- *	 each all-lock acquisition visits every active lock (42 instructions a
- *	 lock in stock 18.6 recompiled, and on many cores a cache line another
- *	 core owns), and a grow can win back at most the share blocked.
+ * - AUTO_GROW_BLOCKED_SHARE, 5%: a doubling is not free.  Each all-lock
+ *	 acquisition takes every active lock (42 instructions a lock in stock
+ *	 18.6 recompiled, and on many cores a cache line another core owns),
+ *	 each flush visits every lock of the groups of 8 that insertions used
+ *	 (core patch 0006), and more locks spread the inserters over more
+ *	 groups; a grow can win back at most the share blocked.
  * - AUTO_SHRINK_BLOCKED_SHARE, 0.5%: ten times below.  A halving at most
  *	 doubles the load on each lock, which at low use about doubles the wait,
  *	 still far from 5%: a quiet shrink cannot provoke the next grow.
