@@ -164,7 +164,7 @@ compute_keys() {
 		"$ext_upstream"-*) ;;
 		*) echo "build-deb: debian/changelog is at $ext_ver, walscale.control at $ext_upstream: add a changelog entry" >&2; exit 1 ;;
 	esac
-	key=$( { echo "$recipe $stock_dir"; cd "$repo" && ext_files | sort |
+	key=$( { echo "$recipe source+binary $stock_dir"; cd "$repo" && ext_files | sort |
 		xargs -I{} find {} -type f | sort | xargs sha256sum; } | sha256sum | cut -c1-12)
 	ext_dir="$deb_cache/pkg/postgresql-18-walscale_${ext_ver}-$key"
 }
@@ -335,9 +335,11 @@ build_server() {
 # postgresql-18-walscale, with pg_buildext, against the stock server's
 # postgresql-server-dev-18: the module needs none of the patched headers
 # (walscale_core.h), loads into either server, and the version it names in
-# observe mode's message is then the stock one's.
+# observe mode's message is then the stock one's.  The source package
+# (walscale_VERSION.dsc, an orig tarball of the sources and debian/) is
+# built beside it: autopkgtest runs debian/tests from it.
 build_extension() {
-	local work root tarball start f
+	local work root tarball start f upstream=${ext_ver%-*}
 	if [ -f "$ext_dir/.complete" ]; then
 		log "postgresql-18-walscale $ext_ver is built: $ext_dir"
 		return
@@ -361,11 +363,13 @@ build_extension() {
 	cp "$common_dir"/postgresql-common_*.deb "$common_dir"/postgresql-client-common_*.deb "$root/tmp/debs/"
 	if ! {
 		in_chroot "$root" sh -c 'apt-get update -qq && apt-get install -y -qq /tmp/debs/*.deb' &&
+		in_chroot "$root" tar -C /build --exclude=walscale/debian -czf "/build/walscale_$upstream.orig.tar.gz" walscale &&
 		in_chroot "$root" env DEB_BUILD_OPTIONS="nocheck noddebs" \
-			sh -c 'cd /build/walscale && dpkg-buildpackage -b -uc -us'
+			sh -c 'cd /build/walscale && dpkg-buildpackage -uc -us'
 	} >"$work/build.log" 2>&1; then
 		build_failed "$work" 40 "postgresql-18-walscale"
 	fi
+	cp "$root"/build/walscale_*.dsc "$root"/build/walscale_*.tar.* "$ext_dir.tmp/"
 	keep_build "$root" "$work" "$ext_dir" "$start" "postgresql-18-walscale $ext_ver"
 }
 
