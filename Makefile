@@ -45,7 +45,7 @@ all install installcheck:
 	@exit 1
 endif
 
-.PHONY: postgres demo test test-postgres test-series bench bench-instructions sweep indent mutate simulate deb test-deb
+.PHONY: postgres demo test test-postgres test-series bench bench-instructions sweep indent mutate simulate deb test-deb test-deb-tools
 postgres:
 	scripts/build-postgres.sh
 	scripts/build-postgres.sh --stock
@@ -64,6 +64,10 @@ deb:
 
 test-deb:
 	scripts/test-deb.sh
+
+# Debian's autopkgtest (debian/tests) and piuparts on the same packages
+test-deb-tools:
+	scripts/test-deb-tools.sh
 
 # PostgreSQL's own suites against the patched server with walscale at extreme
 # settings; make test runs the part that fits CI (see scripts/test-postgres.sh)
