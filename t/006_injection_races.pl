@@ -29,41 +29,8 @@ use lib $FindBin::RealBin;
 use WalscaleTest;
 use WalscaleInjection;
 
-my $node = PostgreSQL::Test::Cluster->new('injection_races');
-
-require_injection_points($node);
-
-# injection_points is preloaded, so that its state is in shared memory when a
-# point waits in a critical section, where no memory can be allocated
-# While a backend is paused holding an insertion lock, a new session could
-# wait for that lock to write WAL of its own (with data checksums, the first
-# hint bits set on a page after a checkpoint write a full-page image; a
-# catalog page may be pruned): so checksums are off, the catalogs are
-# vacuumed after the set-up, and what the test asks while a backend is
-# paused goes through $mon, a session that has asked the same before.
-$node->init(extra => ['--no-data-checksums']);
-$node->append_conf(
-	'postgresql.conf', q{
-shared_preload_libraries = 'walscale,injection_points'
-autovacuum = off
-checkpoint_timeout = 1h
-max_connections = 40
-log_statement = none
-include = 'walscale_case.conf'
-});
-
-write_case_conf($node, 2, 0);
-$node->start;
-
-$node->safe_psql(
-	'postgres', q{
-CREATE EXTENSION walscale;
-CREATE EXTENSION injection_points;
-CREATE TABLE t (id int, who text);
-});
-$node->safe_psql('postgres', 'VACUUM (FREEZE)');
-$node->safe_psql('postgres', 'CHECKPOINT');
-my $mon;
+# the cluster every injection-point race file uses (WalscaleInjection.pm)
+my ($node, $mon) = race_cluster('injection_races', 40, 2);
 
 # counters of one lock since the last reset, as a hash
 sub lock_counters

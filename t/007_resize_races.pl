@@ -39,7 +39,7 @@ use lib $FindBin::RealBin;
 use WalscaleTest;
 use WalscaleInjection;
 
-my ($node, $mon) = resize_race_cluster('resize_races', 60);
+my ($node, $mon) = race_cluster('resize_races', 60);
 
 my $one_record = one_record_sql();
 my $hundred_records =

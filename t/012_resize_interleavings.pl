@@ -38,7 +38,7 @@ use lib $FindBin::RealBin;
 use WalscaleTest;
 use WalscaleInjection;
 
-my ($node, $mon) = resize_race_cluster('resize_interleavings', 120);
+my ($node, $mon) = race_cluster('resize_interleavings', 120);
 
 my $one_record = one_record_sql();
 my $reserved_point = 'walscale-wal-insert-reserved';

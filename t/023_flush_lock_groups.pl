@@ -41,43 +41,16 @@ my $nlocks = 1024;
 use constant WALINSERT_LOCKS_PER_GROUP => 8;
 my $max_connections = 600;
 
-my $node = PostgreSQL::Test::Cluster->new('flush_lock_groups');
-
-require_injection_points($node);
-
-# As in t/006: injection_points preloaded (points wait in critical
-# sections), no data checksums and frozen catalogs, so that a session does
-# not write WAL of its own while another is paused.  wal_level = minimal:
-# no standby snapshots from the bgwriter, whose insertions could land in a
-# group that (b) expects unused.
-$node->init(extra => ['--no-data-checksums']);
-$node->append_conf(
-	'postgresql.conf', qq{
-shared_preload_libraries = 'walscale,injection_points'
-autovacuum = off
-checkpoint_timeout = 1h
+# The cluster of the other race files; wal_level = minimal besides: no
+# standby snapshots from the bgwriter, whose insertions could land in a
+# group that (c) expects unused.
+my ($node, $mon) = race_cluster(
+	'flush_lock_groups', $max_connections, $nlocks, q{
 wal_level = minimal
 max_wal_senders = 0
-max_connections = $max_connections
-log_statement = none
-include = 'walscale_case.conf'
 });
-write_case_conf($node, $nlocks, 0);
-$node->start;
-
-$node->safe_psql(
-	'postgres', q{
-CREATE EXTENSION walscale;
-CREATE EXTENSION injection_points;
-CREATE TABLE t (id int, who text);
-});
-$node->safe_psql('postgres', 'VACUUM (FREEZE)');
-$node->safe_psql('postgres', 'CHECKPOINT');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM walscale_stats'),
 	$nlocks, "server runs with $nlocks insertion locks");
-
-my $mon = $node->background_psql('postgres', on_error_stop => 1);
-activity_of($node, $$, $mon);
 my $one_record = one_record_sql();
 
 # Sessions on chosen insertion locks.  With 1024 locks a backend prefers the

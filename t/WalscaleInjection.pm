@@ -23,7 +23,7 @@ use WalscaleTest;
 
 our @EXPORT = qw(require_injection_points session_preferring backend_pid
   activity_of outcome wait_for_event_through start_in pause_at release_point
-  one_record_sql resize_to acquisitions_on resize_race_cluster);
+  one_record_sql resize_to acquisitions_on race_cluster);
 
 # Skip the file on a server without injection points, unless make test,
 # which runs on a server with them, says they are required.
@@ -179,21 +179,23 @@ sub one_record_sql
 	  q{SELECT pg_logical_emit_message(false, 'walscale', 'paused') IS NOT NULL;};
 }
 
-# The cluster of the resize races (t/007, t/012), started with 16 insertion
-# locks, walscale and injection_points created and a table t (id, who), and
-# a monitoring session; returns both.  injection_points is preloaded, so
-# that its state is in shared memory when a point waits in a critical
-# section, where no memory can be allocated.
+# The cluster of the injection-point races (t/006, t/007, t/012, t/023),
+# started with $locks insertion locks (default 16), walscale and
+# injection_points created and a table t (id, who), and a monitoring
+# session; returns both.  $extra_conf, if given, is appended to
+# postgresql.conf.  injection_points is preloaded, so that its state is in
+# shared memory when a point waits in a critical section, where no memory
+# can be allocated.
 #
-# While the resizer holds insertion locks, any backend that writes WAL on one
+# While a backend holds insertion locks, any backend that writes WAL on one
 # of them waits, and a new session may write WAL of its own: with data
 # checksums, the first hint bits set on a page after a checkpoint write a
 # full-page image.  So checksums are off, the catalogs are vacuumed after the
 # set-up, and what the test asks while locks are held goes through the
 # monitoring session, which has asked the same before.
-sub resize_race_cluster
+sub race_cluster
 {
-	my ($name, $max_connections) = @_;
+	my ($name, $max_connections, $locks, $extra_conf) = @_;
 	my $node = PostgreSQL::Test::Cluster->new($name);
 	require_injection_points($node);
 	$node->init(extra => ['--no-data-checksums']);
@@ -205,8 +207,8 @@ checkpoint_timeout = 1h
 max_connections = $max_connections
 log_statement = none
 include = 'walscale_case.conf'
-});
-	write_case_conf($node, 16, 0);
+} . ($extra_conf // ''));
+	write_case_conf($node, $locks // 16, 0);
 	$node->start;
 
 	$node->safe_psql(
