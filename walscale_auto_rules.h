@@ -127,6 +127,7 @@ typedef struct AutoRulesState
 	double		since_settled_s;	/* since the number last moved for good */
 	int			last_down_from; /* the number before the last kept halving */
 	bool		descending;		/* it was kept: the next is due at once */
+	double		looked_past_load;	/* the load of the last look-past; 0: none */
 
 	/*
 	 * Per number of locks (AUTO_LEVELS powers of two): the ceiling the next
@@ -159,6 +160,7 @@ typedef struct AutoVerdict
 #define AUTO_REASON_LOOK_AHEAD	"look-ahead: grow helped under the margin"
 #define AUTO_REASON_TRY_FEWER	"try fewer"
 #define AUTO_REASON_FEWER_HURT	"fewer did not keep the rate"
+#define AUTO_REASON_LOOK_PAST	"look-past: fewer hurt, try half as many"
 #define AUTO_REASON_SHRINK		"locks unused"
 #define AUTO_REASON_FLOOR		"below the floor"
 #define AUTO_REASON_MAX			"above the maximum"

@@ -52,6 +52,7 @@ my $min_acquisitions = 500;    # a window with fewer is idle
 my $trial_windows_max = 30;    # the most windows a baseline or a trial has
 my $trial_spare_windows = 12;
 my $look_ahead = 'look-ahead: grow helped under the margin';
+my $look_past = 'look-past: fewer hurt, try half as many';
 my $undo = 'grow did not help';
 my $unjudged = 'change could not be judged';
 
@@ -220,8 +221,8 @@ sub in_effect
 	cmp_ok(scalar @grows, '>=', 1, '32 clients: auto mode grew from 1 lock');
 
 	# every change follows a rule: a grow for contention, a look-ahead on
-	# it, the undo of a trial back to where it began, a halving tried and
-	# its undo
+	# it, a halving tried, a look-past on it, the undo of a trial back to
+	# where it began
 	my $bad = 0;
 	my $trial_from;
 	for my $c (@changes)
@@ -235,6 +236,10 @@ sub in_effect
 		{
 			$bad++ unless defined $trial_from && $c->{to} == 2 * $c->{from};
 		}
+		elsif ($r eq $look_past)
+		{
+			$bad++ unless defined $trial_from && 2 * $c->{to} == $c->{from};
+		}
 		elsif ($r eq $undo || $r eq $unjudged || $r eq 'fewer did not keep the rate')
 		{
 			$bad++ unless defined $trial_from && $c->{to} == $trial_from;
@@ -246,7 +251,7 @@ sub in_effect
 		}
 	}
 	is($bad, 0,
-		'32 clients: every change was a grow or a halving tried, a look-ahead on a grow, or the undo of the trial before it, back to where it began');
+		'32 clients: every change was a grow or a halving tried, a look-ahead on a grow, a look-past on a halving, or the undo of the trial before it, back to where it began');
 	my @undos = grep { $_->{reason} eq $undo || $_->{reason} eq $unjudged } @changes;
 	my $grows_after_undo = 0;
 	if (@undos)
