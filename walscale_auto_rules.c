@@ -142,11 +142,17 @@
  * moved by more than AUTO_LOAD_MOVED.  The start is a guess and a kept
  * grow a judgement on noisy windows: without this, a number once reached
  * is never tested again while backends wait, and noise ratchets it up.
- * A kept halving is followed by the next as soon as the load has held
- * still again, until one hurts: a descent from a start of 512 to 32 takes
- * four trials, not four holds.  The start itself is tried so, once the
- * load has held still, not after a hold: it was not measured, only derived
- * from the CPU count, and on a many-core server it is 128 or 512 locks.
+ * A kept halving is followed by the next, until one hurts: a descent from
+ * a start of 512 to 32 takes four trials, not four holds.  The next waits
+ * only for fresh windows, as many as its trial's baseline needs, that show
+ * the load still: the halving before was judged on windows whose load held
+ * within AUTO_TRIAL_MAX_LOAD_CHANGE of its baseline's, so the load has held
+ * still all along.  Fresh, since the windows that kept a halving were
+ * chosen by their luck: as the next baseline they would bias its trial.
+ * The start itself is tried as soon as the load has held still for
+ * AUTO_TRIAL_WINDOWS_MAX windows, not after a hold: it was not measured,
+ * only derived from the CPU count, and on a many-core server it is 128 or
+ * 512 locks; no trial has yet shown the load still.
  *
  * Looking past a halving that hurt.  The rate is not always monotonic in
  * the number: a count at which backends' ProcNumbers happen to pair onto
@@ -460,28 +466,33 @@ level_of(int locks)
 }
 
 /*
- * Whether the load has held still at the number in effect: as many windows
- * as a trial can have, none of them stepped from their mean (a burst), and
- * the mean load of the older half within AUTO_LOAD_MOVED of the newer
- * half's (a drift).  Means, since the active backends of one window may
- * wander far from the next's.
+ * Whether the load has held still at the number in effect over its newest
+ * windows (from 1 to AUTO_TRIAL_WINDOWS_MAX): none of them stepped from
+ * their mean (a burst), and the mean load of their older half within
+ * AUTO_LOAD_MOVED of their newer half's (a drift).  Means, since the
+ * active backends of one window may wander far from the next's.
  */
 static bool
-recent_still(const AutoRulesState *state)
+recent_still(const AutoRulesState *state, int windows)
 {
-	int			half = AUTO_TRIAL_WINDOWS_MAX / 2;
-	double		mean = recent_mean_load(state);
+	int			first = state->recent - windows;
+	int			half = windows / 2;
+	double		mean = 0;
 	double		older = 0;
 	double		newer = 0;
 
-	if (state->recent < AUTO_TRIAL_WINDOWS_MAX)
+	if (first < 0)
 		return false;
-	for (int i = 0; i < state->recent; i++)
+	for (int i = first; i < state->recent; i++)
+		mean += state->recent_load[i] / windows;
+	for (int i = first; i < state->recent; i++)
 		if (load_stepped(state->recent_load[i], mean))
 			return false;
+	if (half == 0)
+		return true;
 	for (int i = 0; i < half; i++)
 	{
-		older += state->recent_load[i] / half;
+		older += state->recent_load[first + i] / half;
 		newer += state->recent_load[state->recent - 1 - i] / half;
 	}
 	return !load_moved(newer, older);
@@ -562,7 +573,8 @@ grown_for_another_load(const AutoRulesState *state)
 {
 	double		load = recent_mean_load(state);
 
-	return state->grown_load > 0 && recent_still(state) &&
+	return state->grown_load > 0 &&
+		recent_still(state, AUTO_TRIAL_WINDOWS_MAX) &&
 		load_moved(load, state->grown_load);
 }
 
@@ -760,7 +772,9 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 			{
 				/*
 				 * Fewer locks did as well: they stay, and the grow back to
-				 * from is as good as tried and undone.
+				 * from is as good as tried and undone.  The windows that
+				 * judged them are forgotten, so that the next trial's
+				 * baseline is not the windows its keep was chosen on.
 				 */
 				state->since_settled_s = 0;
 				state->last_down_from = from;
@@ -768,6 +782,7 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 				ceiling_set(state, current);
 				state->grown_load = 0;
 				grow_backoff(state, current);
+				recent_forget(state);
 			}
 			else if (current / 2 >= min && !quiet &&
 					 load_moved(state->trial_load, state->looked_past_load))
@@ -910,8 +925,14 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 		/*
 		 * Nothing presses: wait until the load has held still for as many
 		 * windows as a trial can have, so that a burst does not judge it.
+		 * In a descent, for the windows the trial's baseline takes: the
+		 * halving before was judged on windows whose load held within
+		 * AUTO_TRIAL_MAX_LOAD_CHANGE of its baseline's, so the load has
+		 * held still all along, and the baseline's own windows show it
+		 * still holds.
 		 */
-		if (recent_still(state))
+		if (recent_still(state, state->descending && state->last_down_from > 0 ?
+						 n : AUTO_TRIAL_WINDOWS_MAX))
 		{
 			target = Max(current / 2, min);
 			reason = AUTO_REASON_TRY_FEWER;

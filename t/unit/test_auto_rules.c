@@ -1527,9 +1527,10 @@ test_down_trial(void)
 	   state.ceiling_left_s == AUTO_CEILING_HOLD_S &&
 	   state.last_down_from == 32 && state.since_settled_s == 0,
 	   "fewer: kept, and the grow back to 32 counts as tried: 16 the ceiling");
-	is_int(windows_to_change(&state, 16, lukewarm_window, 100000),
-		   AUTO_TRIAL_WINDOWS_MAX - 1,
-		   "fewer: kept, the next halving, from 16, as soon as the load has held still again");
+	is_int(state.recent, 0,
+		   "fewer: kept, and the windows that judged it are forgotten: none is the next baseline");
+	is_int(windows_to_change(&state, 16, lukewarm_window, 100000), 1,
+		   "fewer: the next halving, from 16, as soon as fresh windows as many as its trial needs (1, here) show the load still");
 	ok(reason_is(AUTO_REASON_TRY_FEWER) && state.descending,
 	   "fewer: that is the descent going on");
 	{
@@ -1583,6 +1584,7 @@ test_down_trial(void)
 	state = held_state();
 	(void) decide(&state, lukewarm_window(16));
 	state.ceiling = 0;
+	state.descending = false;	/* the descent aside */
 	(void) decide(&state, hot_window(16));
 	(void) decide(&state, hot_window(16));
 	is_int(decide(&state, relieved_window(32)), 32,
@@ -1645,6 +1647,11 @@ test_start(void)
 		   "start: contended, its halving is tried as soon as the load has held still for AUTO_TRIAL_WINDOWS_MAX windows, not after AUTO_DOWN_HOLD_S");
 	ok(reason_is(AUTO_REASON_TRY_FEWER) && last_verdict.target == 64,
 	   "start: to 64");
+	(void) walscale_rules_begin(&state, 128, MIN_LOCKS, host_max);
+	state.spread = 0;
+	is_int(windows_to_change(&state, 128, lukewarm_window, 100000),
+		   AUTO_TRIAL_WINDOWS_MAX,
+		   "start: with the noise measured as none, still AUTO_TRIAL_WINDOWS_MAX windows: no trial has shown the load still");
 
 	/* at the floor there is nothing to try */
 	set_host(2);
@@ -1757,6 +1764,7 @@ test_grow_backoff(void)
 	is_int(state.hot_needed, 2 * AUTO_HOT_WINDOWS,
 		   "grow backoff: 16 kept, back where a kept grow came from: grows need twice AUTO_HOT_WINDOWS");
 	state.ceiling = 0;
+	state.descending = false;	/* the descent aside */
 	is_int(windows_to_change(&state, 16, hot_window, 100),
 		   2 * AUTO_HOT_WINDOWS, "grow backoff: so many hot windows grow");
 
