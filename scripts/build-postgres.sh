@@ -3,7 +3,9 @@
 # without it (--stock), into a cache outside the clone, and link it into
 # .pg/ of the clone.  Cached builds are keyed by PostgreSQL version and by the
 # hash of the patches and of this script's configure options, so a changed
-# patch or a new 18.x is rebuilt and an unchanged one is reused.
+# patch or a new 18.x is rebuilt and an unchanged one is reused.  With
+# PG_MAJOR=17, PostgreSQL 17 with patches/pg17 instead, linked with the
+# suffix -pg17 (.pg/walscale-pg17, .pg/stock-pg17, .pg/walscale-NAME-pg17).
 #
 #   scripts/build-postgres.sh [--stock] [--print-prefix]
 #   scripts/build-postgres.sh --flavor NAME [--patches N] [--print-prefix] -- CONFIGURE-ARG...
@@ -14,8 +16,10 @@
 # older core version).
 #
 # Environment:
-#   PG_SOURCE       a PostgreSQL 18 source tree or tarball to use instead of
-#                   Debian's source package (downloaded with apt-get source)
+#   PG_MAJOR        18 (the default) or 17; no other is fetchable here
+#   PG_SOURCE       a PostgreSQL 18 (or PG_MAJOR) source tree or tarball to
+#                   use instead of Debian's source package (downloaded with
+#                   apt-get source)
 #   WALSCALE_CACHE  where builds are cached (default /var/cache/walscale as
 #                   root, ~/.cache/walscale otherwise)
 #   JOBS            parallel make jobs (default: number of CPUs)
@@ -61,6 +65,18 @@ esac
 # fewer patches only for a flavor
 [ -z "$npatches" ] || [[ "$variant" == walscale-* ]] || { echo "$usage" >&2; exit 2; }
 
+# The major version, and what its links in .pg/ end with: nothing for 18,
+# so that every name of an 18 build is what it was before 17 was added.
+pg_major=${PG_MAJOR:-18}
+case "$pg_major" in
+	18) link_suffix= ;;
+	17) link_suffix=-pg17 ;;
+	*)
+		echo "build-postgres: PostgreSQL ${pg_major} is not fetchable here: PG_MAJOR must be 18 (the default) or 17, the versions patches/ has a series for" >&2
+		exit 2
+		;;
+esac
+
 if [ "$(id -u)" = 0 ]; then
 	cache=${WALSCALE_CACHE:-/var/cache/walscale}
 else
@@ -89,31 +105,69 @@ ensure_deps() {
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-# Debian's source package of PostgreSQL 18, through the deb-src entry of
-# scripts/deb-src.sh.
+# Debian's source package of PostgreSQL 18 (or PG_MAJOR), through the
+# deb-src entry of scripts/deb-src.sh.
 . "$(dirname "$0")/deb-src.sh"
 fetch_debian_source() {
-	local t
-	t=$(ls "$cache"/src/postgresql-18_18.*.orig.tar.* 2>/dev/null | sort -V | tail -n 1 || true)
+	local t m=$pg_major
+	t=$(ls "$cache"/src/postgresql-"$m"_"$m".*.orig.tar.* 2>/dev/null | sort -V | tail -n 1 || true)
 	if [ -n "$t" ]; then
 		echo "$t"
 		return
 	fi
-	ensure_postgresql_deb_src || {
-		echo "build-postgres: no deb-src entry provides postgresql-18; set PG_SOURCE or run as root" >&2
+	ensure_postgresql_deb_src "$m" || {
+		echo "build-postgres: no deb-src entry provides postgresql-$m; set PG_SOURCE or run as root" >&2
 		exit 1
 	}
-	(cd "$cache/src" && apt-get source --download-only -qq postgresql-18 >&2 2>/dev/null) ||
-		(cd "$cache/src" && apt-get source --download-only postgresql-18 >&2)
-	ls "$cache"/src/postgresql-18_18.*.orig.tar.* | sort -V | tail -n 1
+	(cd "$cache/src" && apt-get source --download-only -qq "postgresql-$m" >&2 2>/dev/null) ||
+		(cd "$cache/src" && apt-get source --download-only "postgresql-$m" >&2) ||
+		{ [ "$m" = 17 ] && fetch_debian_pool_source_17 >&2; }
+	ls "$cache"/src/postgresql-"$m"_"$m".*.orig.tar.* | sort -V | tail -n 1
+}
+
+# trixie's Sources index may name a postgresql-17 whose files the mirror no
+# longer serves (17.12-0+deb13u1 when this was written, a 404).  Then take,
+# from the pool, the newest of the three minor versions before it, of the
+# same Debian revision, whose .dsc arrives, and check its tarball against
+# the .dsc: that .dsc is not in the signed index, so this checks the
+# download, and not who made it.
+fetch_debian_pool_source_17() {
+	local pool=http://deb.debian.org/debian/pool/main/p/postgresql-17
+	local indexed minor rev m v dsc orig sum
+	indexed=$(apt-cache showsrc postgresql-17 | sed -n 's/^Version: //p' | sort -V | tail -n 1)
+	[[ "$indexed" =~ ^17\.([0-9]+)-(.+)$ ]] || {
+		echo "build-postgres: trixie names no postgresql-17 17.x (got '$indexed')" >&2
+		return 1
+	}
+	minor=${BASH_REMATCH[1]} rev=${BASH_REMATCH[2]}
+	for ((m = minor - 1; m >= 0 && m >= minor - 3; m--)); do
+		v=17.$m
+		dsc=postgresql-17_$v-$rev.dsc
+		curl -fsS -o "$cache/src/$dsc.part" "$pool/$dsc" 2>/dev/null || continue
+		orig=$(sed -n '/^Checksums-Sha256:/,/^[^ ]/s/^ [0-9a-f]\{64\} [0-9]* \(postgresql-17_[^ ]*\.orig\.tar\.[a-z0-9]*\)$/\1/p' "$cache/src/$dsc.part")
+		sum=$(sed -n "/^Checksums-Sha256:/,/^[^ ]/s/^ \([0-9a-f]\{64\}\) [0-9]* $orig\$/\1/p" "$cache/src/$dsc.part")
+		if [ -z "$orig" ] || [ -z "$sum" ]; then
+			echo "build-postgres: $dsc names no orig tarball" >&2
+			return 1
+		fi
+		echo "build-postgres: postgresql-17 $indexed is not served; taking $v-$rev from $pool" >&2
+		curl -fsS -o "$cache/src/$orig.part" "$pool/$orig" || return 1
+		echo "$sum  $cache/src/$orig.part" | sha256sum -c --quiet - ||
+			{ echo "build-postgres: $orig does not match its .dsc" >&2; return 1; }
+		mv "$cache/src/$dsc.part" "$cache/src/$dsc"
+		mv "$cache/src/$orig.part" "$cache/src/$orig"
+		return 0
+	done
+	echo "build-postgres: neither postgresql-17 $indexed nor the three minor versions before it are served; set PG_SOURCE" >&2
+	return 1
 }
 
 source_version() {
-	local src=$1
+	local src=$1 m=$pg_major
 	if [ -d "$src" ]; then
 		sed -n "s/^PACKAGE_VERSION='\(.*\)'$/\1/p" "$src/configure"
 	else
-		basename "$src" | sed -n 's/^postgresql\(-18\)\{0,1\}[-_]\(18\(\.[0-9]*\|beta[0-9]*\|rc[0-9]*\)\).*\.tar\..*$/\2/p'
+		basename "$src" | sed -n "s/^postgresql\(-$m\)\{0,1\}[-_]\($m\(\.[0-9]*\|beta[0-9]*\|rc[0-9]*\)\).*\.tar\..*$/\2/p"
 	fi
 }
 
@@ -126,13 +180,13 @@ else
 fi
 version=$(source_version "$source")
 case "$version" in
-	18*) ;;
-	*) echo "build-postgres: $source is not PostgreSQL 18 (version '${version}')" >&2; exit 1 ;;
+	"$pg_major"*) ;;
+	*) echo "build-postgres: $source is not PostgreSQL $pg_major (version '${version}')" >&2; exit 1 ;;
 esac
 
 patches=()
 if [ "$variant" != stock ]; then
-	patches=("$repo"/patches/pg18/*.patch)
+	patches=("$repo"/patches/pg"$pg_major"/*.patch)
 	if [ -n "$npatches" ]; then
 		[ "$npatches" -le ${#patches[@]} ] ||
 			{ echo "build-postgres: --patches $npatches, but there are ${#patches[@]} patches" >&2; exit 2; }
@@ -155,7 +209,7 @@ fi
 
 link_into_clone() {
 	mkdir -p "$repo/.pg"
-	ln -sfn "$prefix" "$repo/.pg/$variant"
+	ln -sfn "$prefix" "$repo/.pg/$variant$link_suffix"
 }
 
 if [ -f "$prefix/.complete" ]; then
@@ -165,7 +219,7 @@ if [ -f "$prefix/.complete" ]; then
 fi
 
 ensure_deps
-exec 9>"$cache/.lock-$variant"
+exec 9>"$cache/.lock-$variant$link_suffix"
 flock 9
 # another run may have built it while this one waited for the lock
 if [ -f "$prefix/.complete" ]; then
@@ -225,7 +279,7 @@ prune_old_builds() {
 		log "pruning the older build $old"
 		rm -rf "$old" "$cache/mutate/$(basename "$old")"
 	done < <(find "$cache" -maxdepth 1 -type d -regextype posix-extended \
-			-regex ".*/pg-18\.[0-9]+-$variant-[0-9a-f]{12}" -printf '%p\n' |
+			-regex ".*/pg-$pg_major\.[0-9]+-$variant-[0-9a-f]{12}" -printf '%p\n' |
 		while read -r d; do
 			printf '%s %s\n' "$(stat -c %Y "$d/.complete" 2>/dev/null || echo 0)" "$d"
 		done | sort -rn | tail -n +$((keep + 1)) | cut -d' ' -f2-)

@@ -11,12 +11,19 @@ else
 fi
 export WALSCALE_CACHE=$cache
 
+# The PostgreSQL major version built and tested: 18, unless PG_MAJOR says
+# 17 (scripts/build-postgres.sh refuses any other).  An 18 build's links in
+# .pg/ are named as they always were; a 17 build's end in -pg17.
+pg_major=${PG_MAJOR:-18}
+pg_link_suffix=
+[ "$pg_major" = 18 ] || pg_link_suffix=-pg$pg_major
+
 # Build what is missing of the patched and the stock server.
 ensure_servers() {
 	"$repo/scripts/build-postgres.sh"
 	"$repo/scripts/build-postgres.sh" --stock
-	PG_PATCHED=$(readlink -f "$repo/.pg/walscale")
-	PG_STOCK=$(readlink -f "$repo/.pg/stock")
+	PG_PATCHED=$(readlink -f "$repo/.pg/walscale$pg_link_suffix")
+	PG_STOCK=$(readlink -f "$repo/.pg/stock$pg_link_suffix")
 	export PG_PATCHED PG_STOCK
 }
 
@@ -30,7 +37,7 @@ injection_configure_opts=(--enable-tap-tests --enable-debug --without-icu
 # Build (once, cached) the injection-point flavor; set PG_TESTED to it.
 ensure_injection_server() {
 	"$repo/scripts/build-postgres.sh" --flavor injection -- "${injection_configure_opts[@]}"
-	PG_TESTED=$(readlink -f "$repo/.pg/walscale-injection")
+	PG_TESTED=$(readlink -f "$repo/.pg/walscale-injection$pg_link_suffix")
 	export PG_TESTED
 }
 
@@ -45,7 +52,7 @@ execbackend_configure_opts=(--enable-tap-tests --enable-debug --without-icu
 # Build (once, cached) the EXEC_BACKEND flavor; set PG_EXEC to it.
 ensure_execbackend_server() {
 	"$repo/scripts/build-postgres.sh" --flavor execbackend -- "${execbackend_configure_opts[@]}"
-	PG_EXEC=$(readlink -f "$repo/.pg/walscale-execbackend")
+	PG_EXEC=$(readlink -f "$repo/.pg/walscale-execbackend$pg_link_suffix")
 	export PG_EXEC
 }
 
@@ -56,14 +63,14 @@ ensure_execbackend_server() {
 # PG_OLDER_CORE and PG_OLDER_CORE_VERSION.
 ensure_older_core_server() {
 	local n=0 i=0 p
-	for p in "$repo"/patches/pg18/*.patch; do
+	for p in "$repo"/patches/pg"$pg_major"/*.patch; do
 		i=$((i + 1))
 		grep -q '^+#define[[:space:]]*WALSCALE_CORE_VERSION' "$p" && n=$((i - 1))
 	done
 	[ "$n" -ge 1 ] || { echo "walscale: no patch sets an older core version" >&2; return 1; }
 	"$repo/scripts/build-postgres.sh" --flavor older --patches "$n" -- \
 		--enable-tap-tests --enable-debug --without-icu
-	PG_OLDER_CORE=$(readlink -f "$repo/.pg/walscale-older")
+	PG_OLDER_CORE=$(readlink -f "$repo/.pg/walscale-older$pg_link_suffix")
 	PG_OLDER_CORE_VERSION=$(sed -n 's/^#define[[:space:]]*WALSCALE_CORE_VERSION[[:space:]]*\([0-9][0-9]*\).*/\1/p' \
 		"$("$PG_OLDER_CORE/bin/pg_config" --includedir-server)/access/xlog.h")
 	export PG_OLDER_CORE PG_OLDER_CORE_VERSION
@@ -71,7 +78,7 @@ ensure_older_core_server() {
 
 # The core version the patches give the patched server.
 core_version_of_patches() {
-	cat "$repo"/patches/pg18/*.patch |
+	cat "$repo"/patches/pg"$pg_major"/*.patch |
 		sed -n 's/^+#define[[:space:]]*WALSCALE_CORE_VERSION[[:space:]]*\([0-9][0-9]*\).*/\1/p' | tail -n 1
 }
 
@@ -158,7 +165,7 @@ build_instrumented_server() {
 	local flavor=$1
 	shift
 	"$repo/scripts/build-postgres.sh" --flavor "$flavor" -- "$@" >&2 &&
-		readlink -f "$repo/.pg/walscale-$flavor"
+		readlink -f "$repo/.pg/walscale-$flavor$pg_link_suffix"
 }
 
 # Build walscale against another server (an instrumented build) and install

@@ -7,6 +7,7 @@
 #
 #   scripts/test-series.sh            (make test-series)
 #   SERIES_FROM=5 scripts/test-series.sh   from the first 5 patches on
+#   PG_MAJOR=17 scripts/test-series.sh     patches/pg17 on PostgreSQL 17
 #
 # Builds are cached like every other (scripts/build-postgres.sh, keyed by
 # the patches applied): the first N patches as the flavor "firstN", with
@@ -17,7 +18,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 configure_opts=(--enable-tap-tests --enable-debug --without-icu --enable-cassert)
-patches=("$repo"/patches/pg18/*.patch)
+patches=("$repo"/patches/pg"$pg_major"/*.patch)
 results=()
 status=0
 
@@ -28,7 +29,7 @@ run_suites() {
 	# the isolation tester is built by its own directory's make, not by make all
 	[ -x "$build/src/test/isolation/pg_isolation_regress" ] ||
 		make -s -C "$build/src/test/isolation" >/dev/null
-	dir=$(scratch_dir "series-$n")
+	dir=$(scratch_dir "series-$n$pg_link_suffix")
 	port=$(free_port 57432)
 	as_run_user "$bin/initdb" -D "$dir/data" -A trust -U "$run_user" --no-locale -E UTF8 \
 		--no-sync >"$dir/initdb.log" 2>&1 ||
@@ -91,7 +92,7 @@ for n in $(seq "${SERIES_FROM:-1}" ${#patches[@]}); do
 		run_suites "$n" "$PG_TESTED"
 	else
 		"$repo/scripts/build-postgres.sh" --flavor "first$n" --patches "$n" -- "${configure_opts[@]}"
-		run_suites "$n" "$(readlink -f "$repo/.pg/walscale-first$n")"
+		run_suites "$n" "$(readlink -f "$repo/.pg/walscale-first$n$pg_link_suffix")"
 	fi
 done
 
