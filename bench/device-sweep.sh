@@ -3,7 +3,8 @@
 # machine without network, in one go and under 9 minutes including the
 # build of the patched server: insert/delete of Sokolov's "Increase
 # NUM_XLOGINSERT_LOCKS" (pgsql-hackers, Jan 2025) at 8, 16, 32 ... locks up
-# to 8 per CPU and in auto mode, 2 clients per CPU, 5 rounds interleaved.
+# to 8 per CPU and in auto mode, 2 clients per CPU, in as many interleaved
+# rounds as the report needs to call a gain (7 at 16 CPUs).
 #
 # Runs from the repository root on a fresh Linux x86_64 machine, as root or
 # not.  It needs gcc, make, tar with gzip, patch or git, and python3 for the
@@ -15,13 +16,18 @@
 #   bash bench/device-sweep.sh               # there, carrying .device
 #
 # Writes into $OUT (the device tool sets it; default bench/results/device)
-# what make sweep writes (sweep.md, sweep.svg, runs.csv, meta.env, ...) and
-# timings.txt.
+# three files, since the device tool returns at most eight: results.tar.gz,
+# everything make sweep writes (sweep.md, sweep.svg, runs.csv, meta.env,
+# ...) with sweep.log and timings.txt, for bench/results/; and sweep.md and
+# timings.txt on their own, to read at once.  They are written also when
+# the run fails or is stopped (SIGTERM, SIGINT).
 #
 # Environment: DEVICE_QUICK=1 (a smoke test: 8 clients, 2 s runs, 8 and 16
 # locks), DEVICE_JOBS (make -j, default nproc), DEVICE_DEADLINE (seconds
 # after start when no new run starts, default 500), DEVICE_SECONDS (run
-# length, default 3), DEVICE_ROUNDS (5), DEVICE_WORKLOADS (insdel),
+# length, default 8: runs of 3 s ranged over +-40% on 16 CPUs),
+# DEVICE_ROUNDS (default bench/sweep.sh's: as many as its report needs to
+# call a gain among the numbers compared), DEVICE_WORKLOADS (insdel),
 # DEVICE_WORK (default /tmp/walscale-device); DEVICE_PG_PATCHED (the prefix
 # of an existing patched build) skips the build, to test the rest.
 set -euo pipefail
@@ -78,6 +84,14 @@ fi
 
 rm -rf "$work"
 mkdir -p "$work/shims"
+pack() {
+	[ -d "$work/results" ] || return 0
+	cp "$timings" "$work/results/"
+	[ ! -f "$work/results/sweep.md" ] || cp "$work/results/sweep.md" "$OUT/"
+	tar -czf "$OUT/results.tar.gz" -C "$work/results" .
+}
+trap pack EXIT
+trap 'exit 143' TERM INT
 # configure insists on bison, flex and perl even when their outputs are
 # present; stand-ins that only answer --version keep it going, and fail
 # loudly should make ever need the real tool.
@@ -135,10 +149,12 @@ log "walscale installed into the patched build"
 if [ "$quick" = 1 ]; then
 	export SWEEP_SECONDS=2 SWEEP_ROUNDS=3 SWEEP_MAX_LOCKS=16 SWEEP_CLIENTS=8
 else
-	export SWEEP_SECONDS=${DEVICE_SECONDS:-3} SWEEP_ROUNDS=${DEVICE_ROUNDS:-5}
+	export SWEEP_SECONDS=${DEVICE_SECONDS:-8}
+	[ -z "${DEVICE_ROUNDS:-}" ] || export SWEEP_ROUNDS=$DEVICE_ROUNDS
 fi
-export SWEEP_PG=$PG_PATCHED SWEEP_DIR="$work/sweep" SWEEP_RESULTS=$OUT
+export SWEEP_PG=$PG_PATCHED SWEEP_DIR="$work/sweep" SWEEP_RESULTS="$work/results"
 export SWEEP_WORKLOADS=${DEVICE_WORKLOADS:-insdel} SWEEP_DEADLINE=$((deadline - $(date +%s)))
 log "bench/sweep.sh, no run starting after ${SWEEP_DEADLINE}s"
-bash "$repo/bench/sweep.sh" 2>&1 | tee "$OUT/sweep.log"
-log "done: $OUT/sweep.md"
+mkdir -p "$work/results"
+bash "$repo/bench/sweep.sh" 2>&1 | tee "$work/results/sweep.log"
+log "done: $OUT/sweep.md, $OUT/results.tar.gz"

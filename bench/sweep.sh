@@ -22,8 +22,11 @@
 #                    default: the repository's build (built when missing)
 #   SWEEP_WORKLOADS  of insdel, walmsg, synccommit (all three)
 #   SWEEP_CLIENTS    pgbench clients (2 per CPU, at least 8)
-#   SWEEP_SECONDS    length of one run (15), SWEEP_ROUNDS rounds (5; fewer
-#                    give no verdict, bench/sweep_report.py says why)
+#   SWEEP_SECONDS    length of one run (15), SWEEP_ROUNDS rounds (by default
+#                    the fewest at which bench/sweep_report.py can call a
+#                    gain among the numbers compared: 5 for one number
+#                    besides 8, 6 for two or three, 7 for four to six, 8 for
+#                    seven; fewer give no verdict, the report says why)
 #   SWEEP_MAX_LOCKS  the largest number tried (8 per CPU, a power of two)
 #   SWEEP_WAL_BUFFERS  wal_buffers (the seed's 1024MB; 256MB when a server
 #                    start with it takes over 5 s)
@@ -40,7 +43,6 @@ BENCH_LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 cpus=$(nproc)
 BENCH_CORES=$cpus
 BENCH_SECONDS=${SWEEP_SECONDS:-15}
-rounds=${SWEEP_ROUNDS:-5}
 workloads=${SWEEP_WORKLOADS:-insdel walmsg synccommit}
 # (sweep_ names: bench/common.sh's run_plan reads into locks and clients)
 sweep_clients=${SWEEP_CLIENTS:-$((2 * cpus > 8 ? 2 * cpus : 8))}
@@ -56,7 +58,7 @@ die() { echo "sweep: $*" >&2; exit 1; }
 for wl in $workloads; do
 	case $wl in insdel | walmsg | synccommit) ;; *) die "no workload '$wl' (insdel, walmsg, synccommit)" ;; esac
 done
-for v in "$BENCH_SECONDS" "$rounds" "$sweep_clients" "${SWEEP_MAX_LOCKS:-8}"; do
+for v in "$BENCH_SECONDS" "${SWEEP_ROUNDS:-5}" "$sweep_clients" "${SWEEP_MAX_LOCKS:-8}"; do
 	[[ "$v" =~ ^[1-9][0-9]*$ ]] || die "SWEEP_SECONDS, SWEEP_ROUNDS, SWEEP_CLIENTS and SWEEP_MAX_LOCKS take positive integers, not '$v'"
 done
 # 8, 16, 32 ... up to auto mode's maximum (walscale_rules_max_locks()),
@@ -69,6 +71,14 @@ while [ "$l" -le 1024 ]; do
 	l=$((l * 2))
 done
 configs="$(for l in $sweep_locks; do printf '%s/0 ' "$l"; done)auto"
+# bench/sweep_report.py's rounds_needed(): the fewest rounds n >= 5 at
+# which the numbers compared with 8, k of them, have k / 2^n <= 0.05
+compared=$(($(wc -w <<<"$sweep_locks") - 1))
+needed=5
+while [ $((compared * 100)) -gt $((5 << needed)) ]; do
+	needed=$((needed + 1))
+done
+rounds=${SWEEP_ROUNDS:-$needed}
 
 # ---------------------------------------------------------------------------
 # The scratch cluster: never an existing one.
@@ -130,7 +140,7 @@ nruns=$(wc -l <"$plan")
 say "$cpus CPUs, $(awk '/^MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo); $("$PG_PATCHED/bin/postgres" --version)"
 say "$nruns runs of ${BENCH_SECONDS}s: $workloads at$sweep_locks locks and auto, $sweep_clients clients, $rounds rounds interleaved; about $(fmt_secs "$(plan_seconds "$plan")")"
 say "scratch cluster in $work (port $PORT, no TCP); results in $RESULTS"
-[ "$rounds" -ge 5 ] || say "fewer than 5 rounds: a table and a plot, but too few to tell a difference from chance"
+[ "$rounds" -ge "$needed" ] || say "$rounds rounds: a table and a plot, but too few to call a gain among $compared numbers from chance (SWEEP_ROUNDS=$needed would do)"
 
 bench_init_cluster
 t=$(date +%s)

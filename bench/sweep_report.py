@@ -11,13 +11,18 @@ Each configuration was measured once per round, the rounds interleaved
 (bench/common.sh's plan_workload).  A number of locks is compared with 8,
 PostgreSQL's own number, by the ratio of their throughputs within each round
 (paired), so that a drift of the machine between rounds cancels out: the
-median of those ratios and their range.  More locks help where every
-round's ratio of the best number (by median) is at least 1 + GAIN, and hurt
-where every round's is at most 1 - GAIN; otherwise the difference is within
-this machine's noise.  Every round, not the median: with no difference at
-all, a number of locks beats 8 in all of 5 rounds one time in 32, in all of
-3 one time in 8, and the best of several numbers more often still; hence at
-least MIN_ROUNDS rounds for a verdict.
+median of those ratios and their range.
+
+A number of locks helps where every one of its n rounds' ratios is at least
+1 + GAIN.  Every round, not the median, and corrected for the k numbers
+compared with 8: with no difference at all, one number beats 8 in a round
+at most half the time, so in all n rounds at most 2^-n of sweeps, and some
+one of k numbers at most k * 2^-n (the union bound, whatever the rounds'
+ratios share through their common 8).  A gain is called only where that is
+at most ALPHA; where a number beat 8 in every round but k * 2^-n is larger,
+the report says so and how many rounds would decide (5 numbers need 7
+rounds).  More locks hurt where every round's ratio of the best number (by
+median) is at most 1 - GAIN.  Fewer than MIN_ROUNDS rounds give no verdict.
 """
 
 import os
@@ -31,6 +36,7 @@ import report  # noqa: E402  (bench/report.py: its CSV and summary helpers)
 BASE = 8            # PostgreSQL's NUM_XLOGINSERT_LOCKS
 GAIN = 0.03         # a difference smaller than 3% is not called a gain
 MIN_ROUNDS = 5      # fewer paired rounds are not enough to judge
+ALPHA = 0.05        # the chance, with no difference, of calling a gain
 AUTO = -1           # insert_locks of auto mode in runs.csv
 
 
@@ -49,15 +55,40 @@ def fmt_ratio(r):
     return "%.3f [%.3f..%.3f]" % (statistics.median(r), r[0], r[-1])
 
 
-def judge(r):
-    """'helps', 'hurts', 'noise' or 'too few rounds' for paired ratios r."""
+def chance(k, n):
+    """Bound on the chance that one of k numbers beats 8 in all n rounds
+    when none differs from it."""
+    return k * 0.5 ** n
+
+
+def rounds_needed(k):
+    """The fewest rounds at which a number that beats 8 in every one is
+    called a gain among k numbers."""
+    n = MIN_ROUNDS
+    while chance(k, n) > ALPHA:
+        n += 1
+    return n
+
+
+def judge(best, others):
+    """The verdict on (locks, paired ratios) best, the number with the best
+    median, among others, every number compared with 8 (best included):
+    ('helps', locks, ratios) for the number that beat 8 by GAIN in every
+    round with the best median, ('unsettled', ...) for one that did but over
+    too few rounds for as many numbers, ('hurts' | 'noise', best...) or
+    ('too few rounds', best...)."""
+    locks, r = best
     if len(r) < MIN_ROUNDS:
-        return "too few rounds"
-    if r[0] >= 1 + GAIN:
-        return "helps"
+        return ("too few rounds", locks, r)
+    beat = [(n, rr) for n, rr in others if len(rr) >= MIN_ROUNDS and rr[0] >= 1 + GAIN]
+    if beat:
+        n, rr = max(beat, key=lambda p: statistics.median(p[1]))
+        if chance(len(others), len(rr)) <= ALPHA:
+            return ("helps", n, rr)
+        return ("unsettled", n, rr)
     if r[-1] <= 1 - GAIN:
-        return "hurts"
-    return "noise"
+        return ("hurts", locks, r)
+    return ("noise", locks, r)
 
 
 def analyse(runs):
@@ -73,38 +104,46 @@ def analyse(runs):
         if BASE not in pts:
             continue
         base = (wl, c, BASE)
-        rows, best = [], None
+        rows, best, others = [], None, []
         for locks in sorted(pts, key=lambda n: (n == AUTO, n)):
             s = pts[locks]
             r = paired(byrep, (wl, c, locks), base) if locks != BASE else []
-            if locks not in (BASE, AUTO) and r and (best is None or statistics.median(r) > statistics.median(best[1])):
-                best = (locks, r)
+            if locks not in (BASE, AUTO) and r:
+                others.append((locks, r))
+                if best is None or statistics.median(r) > statistics.median(best[1]):
+                    best = (locks, r)
             end = report.locks_range(s) if locks == AUTO else ""
             rows.append({"locks": locks, "s": s, "ratio": r, "end": end})
         auto = paired(byrep, (wl, c, AUTO), base) if AUTO in pts else []
         auto_best = paired(byrep, (wl, c, AUTO), (wl, c, best[0])) if AUTO in pts and best else []
-        out.append({"workload": wl, "clients": c, "rows": rows, "best": best, "auto": auto,
-                    "auto_best": auto_best, "verdict": judge(best[1]) if best else "no other number"})
+        v = judge(best, others) if best else ("no other number", None, [])
+        out.append({"workload": wl, "clients": c, "rows": rows, "best": best, "auto": auto, "auto_best": auto_best,
+                    "verdict": v[0], "judged": (v[1], v[2]), "compared": len(others)})
     return out
 
 
 def sentence(a):
-    wl, best = a["workload"], a["best"]
-    if best is None:
+    wl = a["workload"]
+    if a["best"] is None:
         return "%s: only 8 locks were measured" % wl
-    locks, r = best
+    locks, r = a["judged"]
     m = statistics.median(r)
     spread = "paired ratio %s over %d rounds" % (fmt_ratio(r), len(r))
-    v = a["verdict"]
+    v, k = a["verdict"], a["compared"]
     if v == "helps":
-        return "%s: more locks help: %d locks give %+.1f%% over 8 (%s)" % (wl, locks, (m - 1) * 100, spread)
+        return "%s: more locks help: %d locks give %+.1f%% over 8, at least %+.1f%% in every round (%s)" % (
+            wl, locks, (m - 1) * 100, (r[0] - 1) * 100, spread)
+    if v == "unsettled":
+        return "%s: not settled: %d locks beat 8 by at least %.1f%% in every round (%s), but with %d numbers " \
+            "compared, chance alone does that in up to %.1f%% of sweeps; %d rounds would decide (SWEEP_ROUNDS)" % (
+                wl, locks, (r[0] - 1) * 100, spread, k, chance(k, len(r)) * 100, rounds_needed(k))
     if v == "hurts":
         return "%s: more locks cost throughput: even the best, %d, gives %+.1f%% (%s)" % (
             wl, locks, (m - 1) * 100, spread)
     if v == "noise":
-        return "%s: no difference beyond the noise: the best, %d locks, gives %+.1f%% in the median, but its " \
-            "rounds range from %+.1f%% to %+.1f%% (%s)" % (wl, locks, (m - 1) * 100, (r[0] - 1) * 100,
-                                                          (r[-1] - 1) * 100, spread)
+        return "%s: no difference beyond the noise: no number beat 8 by %.0f%% in every round; the best median, " \
+            "%d locks, gives %+.1f%%, its rounds from %+.1f%% to %+.1f%% (%s)" % (
+                wl, GAIN * 100, locks, (m - 1) * 100, (r[0] - 1) * 100, (r[-1] - 1) * 100, spread)
     return "%s: %s to judge %d locks against 8 (%s)" % (wl, v, locks, spread)
 
 
@@ -175,8 +214,9 @@ def main():
     L.append("")
     L.append("Ratio to 8: the throughput at that number over the throughput at 8 locks (PostgreSQL's number) in the "
              "same round, median [min..max] over the rounds. A gain is called when every round's ratio is at least "
-             "%.2f (a loss when every one is at most %.2f), over at least %d rounds. Auto mode starts each of its "
-             "runs afresh." % (1 + GAIN, 1 - GAIN, MIN_ROUNDS))
+             "%.2f over enough rounds that chance alone, among the numbers compared, does that in at most %.0f%% of "
+             "sweeps (k numbers need k / 2^rounds <= %.2f); a loss when every round's ratio of the best number is "
+             "at most %.2f. Auto mode starts each of its runs afresh." % (1 + GAIN, ALPHA * 100, ALPHA, 1 - GAIN))
     L.append("")
     for a in analyses:
         L.append("## %s, %d clients" % (a["workload"], a["clients"]))
@@ -197,17 +237,22 @@ def main():
             L.append("  Auto mode: %s of 8 locks' throughput%s." % (
                 fmt_ratio(a["auto"]), ", %s of the best number's" % fmt_ratio(a["auto_best"]) if a["auto_best"] else ""))
     helps = [a for a in analyses if a["verdict"] == "helps"]
+    unsettled = [a for a in analyses if a["verdict"] == "unsettled"]
     judged = [a for a in analyses if a["verdict"] in ("helps", "hurts", "noise")]
     L.append("")
     if helps:
         L.append("**More WAL insertion locks help on this machine** for %s: set `walscale.insert_locks` to the best "
                  "number above, or leave auto mode (the default) on." % ", ".join(a["workload"] for a in helps))
+    elif unsettled:
+        L.append("**Not settled on this machine** for %s: a number of locks beat 8 in every round, but too few "
+                 "rounds were run to tell that from chance among the numbers compared; rerun with the rounds named "
+                 "above." % ", ".join(a["workload"] for a in unsettled))
     elif len(judged) < len(analyses):
         L.append("**Too little was measured to judge**: a verdict needs a number of locks besides 8 and at least "
                  "%d rounds (SWEEP_MAX_LOCKS, SWEEP_ROUNDS): with fewer, chance alone gives ratios like those above." % MIN_ROUNDS)
     else:
-        L.append("**More WAL insertion locks do not help on this machine** for these workloads: 8 (PostgreSQL's "
-                 "number) is as good as any, within the noise shown above.")
+        L.append("**No gain from more WAL insertion locks was shown on this machine** for these workloads: no "
+                 "number beat 8 (PostgreSQL's number) in every round, within the noise shown above.")
     L.append("")
     L.append("![tps against walscale.insert_locks](sweep.svg)")
     text = "\n".join(L) + "\n"
