@@ -256,7 +256,7 @@ bench_setup_data() {
 # ---------------------------------------------------------------------------
 # Runs
 
-RUNS_HEADER="workload,variant,insert_locks,attempts,fastpath_groups,clients,rep,seconds,tps,xacts,acquisitions,first_try,failed_attempts,blocking_waits,blocked_ms,flush_waits,locks_used,fp_overflows,fp_groups,started,locks_at_end"
+RUNS_HEADER="workload,variant,insert_locks,attempts,fastpath_groups,clients,rep,seconds,tps,xacts,acquisitions,first_try,failed_attempts,blocking_waits,blocked_ms,flush_waits,locks_used,fp_overflows,fp_groups,started,locks_at_end,cpu_busy,tps_each_second"
 
 STATS_SQL="SELECT coalesce(sum(acquisitions), 0), coalesce(sum(first_try), 0),
 	coalesce(sum(failed_attempts), 0), coalesce(sum(blocking_waits), 0),
@@ -265,11 +265,22 @@ STATS_SQL="SELECT coalesce(sum(acquisitions), 0), coalesce(sum(first_try), 0),
 	(SELECT overflows FROM walscale_fastpath), (SELECT groups_per_backend FROM walscale_fastpath)
 	FROM walscale_stats"
 
+# cpu_ticks: the machine's CPU time and its idle part (idle and iowait), in
+# ticks since boot, from /proc/stat's first line (user through steal; guest
+# time is counted in user already)
+cpu_ticks() {
+	awk '/^cpu / { print $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9, $5 + $6; exit }' /proc/stat
+}
+
 # run_point workload variant locks attempts fp clients rep -> one line of
-# $RUNS_CSV (default $RESULTS/runs.csv)
+# $RUNS_CSV (default $RESULTS/runs.csv).  Besides pgbench's and walscale's
+# figures: cpu_busy, the share of the machine's CPU time not idle during
+# the run (every process's, pgbench's too), and tps_each_second, pgbench's
+# progress reports (-P 1) joined by ';', whose spread from one second to the
+# next is the noise a window of auto mode sees at a fixed count.
 run_point() {
 	local wl=$1 variant=$2 locks=$3 attempts=$4 fp=$5 clients=$6 rep=$7
-	local db out tps xacts stats started jobs locks_at_end=
+	local db out tps xacts stats started jobs locks_at_end='' cpu0 cpu1 cpu_busy each
 	db=$(wl_db "$wl")
 	ensure_server "$variant" "$locks" "$attempts" "$fp" "$(wl_settings "$wl")" || return 1
 	wl_prep "$wl"
@@ -277,13 +288,17 @@ run_point() {
 	jobs=$clients
 	[ "$jobs" -gt "$BENCH_CORES" ] && jobs=$BENCH_CORES
 	started=$(date -u +%FT%TZ)
+	cpu0=$(cpu_ticks)
 	# shellcheck disable=SC2046
 	out=$(bench_as "$PG_STOCK/bin/pgbench" -h "$BENCH_WORK" -p "$PORT" -U postgres \
-		-c "$clients" -j "$jobs" -T "$BENCH_SECONDS" $(wl_pgbench_args "$wl") "$db" 2>&1) || {
+		-c "$clients" -j "$jobs" -T "$BENCH_SECONDS" -P 1 $(wl_pgbench_args "$wl") "$db" 2>&1) || {
 		echo "bench: pgbench failed:" >&2
 		echo "$out" | tail -n 20 >&2
 		return 1
 	}
+	cpu1=$(cpu_ticks)
+	cpu_busy=$(echo "$cpu0 $cpu1" | awk '{ t = $3 - $1; printf "%.3f", (t > 0 ? 1 - ($4 - $2) / t : 0) }')
+	each=$(echo "$out" | sed -n 's/^progress: [0-9.]* s, \([0-9.]*\) tps.*/\1/p' | paste -sd ';' -)
 	tps=$(echo "$out" | sed -n 's/^tps = \([0-9.]*\).*/\1/p' | head -n 1)
 	xacts=$(echo "$out" | sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p')
 	if [ "$variant" = walscale ]; then
@@ -295,7 +310,7 @@ run_point() {
 	fi
 	LAST_TPS=$tps
 	LAST_STATS=$stats
-	echo "$wl,$variant,$locks,$attempts,$fp,$clients,$rep,$BENCH_SECONDS,$tps,$xacts,$stats,$started,$locks_at_end" \
+	echo "$wl,$variant,$locks,$attempts,$fp,$clients,$rep,$BENCH_SECONDS,$tps,$xacts,$stats,$started,$locks_at_end,$cpu_busy,$each" \
 		>> "${RUNS_CSV:-$RESULTS/runs.csv}"
 }
 

@@ -140,7 +140,7 @@ nruns=$(wc -l <"$plan")
 say "$cpus CPUs, $(awk '/^MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo); $("$PG_PATCHED/bin/postgres" --version)"
 say "$nruns runs of ${BENCH_SECONDS}s: $workloads at$sweep_locks locks and auto, $sweep_clients clients, $rounds rounds interleaved; about $(fmt_secs "$(plan_seconds "$plan")")"
 say "scratch cluster in $work (port $PORT, no TCP); results in $RESULTS"
-[ "$rounds" -ge "$needed" ] || say "$rounds rounds: a table and a plot, but too few to call a gain among $compared numbers from chance (SWEEP_ROUNDS=$needed would do)"
+[ "$rounds" -ge "$needed" ] || say "$rounds rounds: a table and a plot, but too few to tell a gain from chance ($compared compared with 8: SWEEP_ROUNDS=$needed would do)"
 
 bench_init_cluster
 t=$(date +%s)

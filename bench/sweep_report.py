@@ -25,6 +25,7 @@ rounds).  More locks hurt where every round's ratio of the best number (by
 median) is at most 1 - GAIN.  Fewer than MIN_ROUNDS rounds give no verdict.
 """
 
+import math
 import os
 import statistics
 import sys
@@ -91,13 +92,30 @@ def judge(best, others):
     return ("noise", locks, r)
 
 
+def step_spread(each):
+    """The median size of a change of throughput from one second to the
+    next, |ln(tps / tps a second before)|, in one run's progress reports
+    ("t1;t2;..."), its first second (the clients connecting) left out;
+    None with fewer than three seconds."""
+    tps = [float(x) for x in (each or "").split(";") if x][1:]
+    steps = [abs(math.log(b / a)) for a, b in zip(tps, tps[1:]) if a > 0 and b > 0]
+    return statistics.median(steps) if steps else None
+
+
 def analyse(runs):
     """Per (workload, clients): the rows of its table and its verdict."""
     summ = report.summarize(runs)
     byrep = defaultdict(dict)
+    busy, steps = defaultdict(list), defaultdict(list)
     for r in runs:
+        key = (r["workload"], int(r["clients"]), int(r["insert_locks"]))
         if report.num(r.get("tps")) is not None:
-            byrep[(r["workload"], int(r["clients"]), int(r["insert_locks"]))][int(r["rep"])] = float(r["tps"])
+            byrep[key][int(r["rep"])] = float(r["tps"])
+        if report.num(r.get("cpu_busy")) is not None:
+            busy[key].append(float(r["cpu_busy"]))
+        st = step_spread(r.get("tps_each_second"))
+        if st is not None:
+            steps[key].append(st)
     out = []
     for wl, c in sorted({(k[0], k[1]) for k in summ}, key=lambda p: (report.order_of(p[0]), p[1])):
         pts = {k[2][1]: s for k, s in summ.items() if k[0] == wl and k[1] == c and k[2][0] == "walscale"}
@@ -113,7 +131,10 @@ def analyse(runs):
                 if best is None or statistics.median(r) > statistics.median(best[1]):
                     best = (locks, r)
             end = report.locks_range(s) if locks == AUTO else ""
-            rows.append({"locks": locks, "s": s, "ratio": r, "end": end})
+            k = (wl, c, locks)
+            rows.append({"locks": locks, "s": s, "ratio": r, "end": end,
+                         "busy": statistics.median(busy[k]) if busy[k] else None,
+                         "step": statistics.median(steps[k]) if steps[k] else None})
         auto = paired(byrep, (wl, c, AUTO), base) if AUTO in pts else []
         auto_best = paired(byrep, (wl, c, AUTO), (wl, c, best[0])) if AUTO in pts and best else []
         v = judge(best, others) if best else ("no other number", None, [])
@@ -216,7 +237,11 @@ def main():
              "same round, median [min..max] over the rounds. A gain is called when every round's ratio is at least "
              "%.2f over enough rounds that chance alone, among the numbers compared, does that in at most %.0f%% of "
              "sweeps (k numbers need k / 2^rounds <= %.2f); a loss when every round's ratio of the best number is "
-             "at most %.2f. Auto mode starts each of its runs afresh." % (1 + GAIN, ALPHA * 100, ALPHA, 1 - GAIN))
+             "at most %.2f. Auto mode starts each of its runs afresh. CPU busy: the share of the machine's CPU time "
+             "not idle during a run, every process's (pgbench's too), median over the runs. 1-s step: the median "
+             "change of throughput from one second to the next (|ln| of their ratio, pgbench -P 1, the first "
+             "second left out), median over the runs: the noise a window of auto mode sees at a fixed count, at "
+             "1 s." % (1 + GAIN, ALPHA * 100, ALPHA, 1 - GAIN))
     L.append("")
     for a in analyses:
         L.append("## %s, %d clients" % (a["workload"], a["clients"]))
@@ -225,9 +250,12 @@ def main():
         for r in a["rows"]:
             s = r["s"]
             rows.append([label(r["locks"]), s["n"], report.fmt_spread(s), fmt_ratio(r["ratio"]) if r["ratio"] else "1",
-                         report.opt(s, "blocking_per_1000", "%.1f") or "-", r["end"] or "-"])
+                         report.opt(s, "blocking_per_1000", "%.1f") or "-",
+                         "-" if r["busy"] is None else "%.0f%%" % (100 * r["busy"]),
+                         "-" if r["step"] is None else "%.1f%%" % (100 * r["step"]), r["end"] or "-"])
         L.append(report.md_table(["insert_locks", "runs", "tps median [min..max]", "ratio to 8 (paired)",
-                                  "blocking waits / 1000 acquisitions", "auto's locks at the end"], rows))
+                                  "blocking waits / 1000 acquisitions", "CPU busy", "1-s step",
+                                  "auto's locks at the end"], rows))
         L.append("")
     L.append("## Verdict")
     L.append("")

@@ -8,7 +8,9 @@
 # of sweeps: one number needs 5 rounds (1/32), four need 7 (4/128).  So
 # the same every-round gain is a gain alone, not settled among four numbers
 # over 5 rounds, and a gain again over 7; ratios that cross 1 are noise,
-# and a best number below 0.97 in every round is a loss.  No server.
+# and a best number below 0.97 in every round is a loss.  The table gives
+# each number's CPU use and the change of throughput from one second to the
+# next.  No server.
 
 use strict;
 use warnings FATAL => 'all';
@@ -22,10 +24,14 @@ plan skip_all => 'no python3' if system('python3 -c 1 2>/dev/null') != 0;
 
 my @cols = qw(workload variant insert_locks attempts fastpath_groups clients
   rep seconds tps xacts acquisitions first_try failed_attempts blocking_waits
-  blocked_ms flush_waits locks_used fp_overflows fp_groups started locks_at_end);
+  blocked_ms flush_waits locks_used fp_overflows fp_groups started locks_at_end
+  cpu_busy tps_each_second);
 
 # RATIOS: { locks => [ratio to 8 in round 1, 2, ...] }; 8 runs at a
 # throughput that drifts between rounds, which the pairing must cancel.
+# Every run's CPU busy is 0.75 at 8 locks and 0.5 otherwise; its seconds
+# step by 10% after a first second of connecting.  Returns the verdict's
+# line, and in list context the table's rows too.
 sub verdict
 {
 	my ($ratios) = @_;
@@ -42,7 +48,9 @@ sub verdict
 			my %row = (
 				workload => 'insdel', variant => 'walscale', insert_locks => $locks,
 				clients => 8, rep => $rep, seconds => 5, tps => sprintf('%.3f', $tps),
-				started => '2026-12-04T00:00:00Z', locks_at_end => $locks);
+				started => '2026-12-04T00:00:00Z', locks_at_end => $locks,
+				cpu_busy => $locks == 8 ? 0.75 : 0.5,
+				tps_each_second => join(';', 5, 100, 110));
 			print $csv join(',', map { $row{$_} // 0 } @cols), "\n";
 		}
 	}
@@ -53,7 +61,11 @@ sub verdict
 	my $out = `python3 $report $dir 2>&1`;
 	is($?, 0, 'the report ran') or diag($out);
 	my ($line) = $out =~ /^- (insdel: .*)$/m;
-	return $line // $out;
+	open my $fh, '<', "$dir/sweep.md" or die "$dir/sweep.md: $!";
+	my $md = do { local $/; <$fh> };
+	close $fh;
+	my @rows = $md =~ /^(\| (?:\d+|auto) \|.*)$/mg;
+	return wantarray ? ($line // $out, @rows) : ($line // $out);
 }
 
 my @gain5 = (1.05, 1.08, 1.04, 1.06, 1.05);
@@ -61,9 +73,13 @@ my @gain7 = (@gain5, 1.07, 1.04);
 my @cross5 = (1.10, 0.95, 1.06, 1.02, 0.99);
 my @cross7 = (@cross5, 1.08, 0.96);
 
-like(verdict({ 16 => \@gain5 }),
+my ($line, @rows) = verdict({ 16 => \@gain5 });
+like($line,
 	qr/^insdel: more locks help: 16 locks give \+5\.0% over 8, at least \+4\.0% in every round/,
 	'one number above 8 in all of 5 rounds is a gain');
+like($rows[0], qr/^\| 8 \| 5 \|.*\| 75% \| 9\.5% \|/,
+	"8 locks' row: CPU busy 75%, a 1-s step of ln(1.1), the first second left out");
+like($rows[1], qr/^\| 16 \| 5 \|.*\| 50% \| 9\.5% \|/, "16 locks' row: CPU busy 50%");
 
 like(
 	verdict({ 16 => \@cross5, 32 => \@gain5, 64 => \@cross5, 128 => \@cross5 }),
