@@ -256,7 +256,7 @@ bench_setup_data() {
 # ---------------------------------------------------------------------------
 # Runs
 
-RUNS_HEADER="workload,variant,insert_locks,attempts,fastpath_groups,clients,rep,seconds,tps,xacts,acquisitions,first_try,failed_attempts,blocking_waits,blocked_ms,flush_waits,locks_used,fp_overflows,fp_groups,started,locks_at_end,cpu_busy,tps_each_second"
+RUNS_HEADER="workload,variant,insert_locks,attempts,fastpath_groups,clients,rep,seconds,tps,xacts,acquisitions,first_try,failed_attempts,blocking_waits,blocked_ms,flush_waits,locks_used,fp_overflows,fp_groups,started,locks_at_end,cpu_busy,tps_each_second,top_waits"
 
 STATS_SQL="SELECT coalesce(sum(acquisitions), 0), coalesce(sum(first_try), 0),
 	coalesce(sum(failed_attempts), 0), coalesce(sum(blocking_waits), 0),
@@ -264,6 +264,13 @@ STATS_SQL="SELECT coalesce(sum(acquisitions), 0), coalesce(sum(first_try), 0),
 	count(*) FILTER (WHERE acquisitions > 0),
 	(SELECT overflows FROM walscale_fastpath), (SELECT groups_per_backend FROM walscale_fastpath)
 	FROM walscale_stats"
+
+# the four wait events sampled most often in the run (walscale_waits, reset
+# with the rest), with their shares of active backend samples; "CPU" for a
+# backend running
+WAITS_SQL="SELECT string_agg(w, ';' ORDER BY samples DESC) FROM (
+	SELECT coalesce(wait_event_type || ':' || wait_event, 'CPU') || '=' || round(share::numeric, 3) AS w, samples
+	FROM walscale_waits ORDER BY samples DESC LIMIT 4) top"
 
 # cpu_ticks: the machine's CPU time and its idle part (idle and iowait), in
 # ticks since boot, from /proc/stat's first line (user through steal; guest
@@ -275,12 +282,14 @@ cpu_ticks() {
 # run_point workload variant locks attempts fp clients rep -> one line of
 # $RUNS_CSV (default $RESULTS/runs.csv).  Besides pgbench's and walscale's
 # figures: cpu_busy, the share of the machine's CPU time not idle during
-# the run (every process's, pgbench's too), and tps_each_second, pgbench's
+# the run (every process's, pgbench's too); tps_each_second, pgbench's
 # progress reports (-P 1) joined by ';', whose spread from one second to the
-# next is the noise a window of auto mode sees at a fixed count.
+# next is the noise a window of auto mode sees at a fixed count; and
+# top_waits, what the backends waited on (WAITS_SQL), so that what binds
+# besides the insertion locks is named.
 run_point() {
 	local wl=$1 variant=$2 locks=$3 attempts=$4 fp=$5 clients=$6 rep=$7
-	local db out tps xacts stats started jobs locks_at_end='' cpu0 cpu1 cpu_busy each
+	local db out tps xacts stats started jobs locks_at_end='' cpu0 cpu1 cpu_busy each waits=
 	db=$(wl_db "$wl")
 	ensure_server "$variant" "$locks" "$attempts" "$fp" "$(wl_settings "$wl")" || return 1
 	wl_prep "$wl"
@@ -305,12 +314,13 @@ run_point() {
 		stats=$(bench_psql postgres -F , -c "$STATS_SQL")
 		# what auto mode ended on (a fixed setting: the setting)
 		locks_at_end=$(bench_psql postgres -c "SELECT insert_locks FROM walscale_settings")
+		waits=$(bench_psql postgres -c "$WAITS_SQL")
 	else
 		stats=",,,,,,,,"
 	fi
 	LAST_TPS=$tps
 	LAST_STATS=$stats
-	echo "$wl,$variant,$locks,$attempts,$fp,$clients,$rep,$BENCH_SECONDS,$tps,$xacts,$stats,$started,$locks_at_end,$cpu_busy,$each" \
+	echo "$wl,$variant,$locks,$attempts,$fp,$clients,$rep,$BENCH_SECONDS,$tps,$xacts,$stats,$started,$locks_at_end,$cpu_busy,$each,$waits" \
 		>> "${RUNS_CSV:-$RESULTS/runs.csv}"
 }
 

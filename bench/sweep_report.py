@@ -102,17 +102,41 @@ def step_spread(each):
     return statistics.median(steps) if steps else None
 
 
+def parse_waits(text):
+    """{event: share} of one run's top_waits ("Lock:extend=0.58;CPU=0.34")."""
+    out = {}
+    for part in (text or "").split(";"):
+        name, _, share = part.rpartition("=")
+        if name and report.num(share) is not None:
+            out[name] = float(share)
+    return out
+
+
+def fmt_waits(listed):
+    """The three events of the largest mean share over the runs of one
+    number of locks, each run's four most sampled (an event not among a
+    run's four counts 0 there)."""
+    if not listed:
+        return "-"
+    names = {n for w in listed for n in w}
+    mean = {n: sum(w.get(n, 0) for w in listed) / len(listed) for n in names}
+    top = sorted(mean, key=lambda n: -mean[n])[:3]
+    return ", ".join("%s %.0f%%" % (n, 100 * mean[n]) for n in top)
+
+
 def analyse(runs):
     """Per (workload, clients): the rows of its table and its verdict."""
     summ = report.summarize(runs)
     byrep = defaultdict(dict)
-    busy, steps = defaultdict(list), defaultdict(list)
+    busy, steps, waits = defaultdict(list), defaultdict(list), defaultdict(list)
     for r in runs:
         key = (r["workload"], int(r["clients"]), int(r["insert_locks"]))
         if report.num(r.get("tps")) is not None:
             byrep[key][int(r["rep"])] = float(r["tps"])
         if report.num(r.get("cpu_busy")) is not None:
             busy[key].append(float(r["cpu_busy"]))
+        if parse_waits(r.get("top_waits")):
+            waits[key].append(parse_waits(r.get("top_waits")))
         st = step_spread(r.get("tps_each_second"))
         if st is not None:
             steps[key].append(st)
@@ -134,7 +158,8 @@ def analyse(runs):
             k = (wl, c, locks)
             rows.append({"locks": locks, "s": s, "ratio": r, "end": end,
                          "busy": statistics.median(busy[k]) if busy[k] else None,
-                         "step": statistics.median(steps[k]) if steps[k] else None})
+                         "step": statistics.median(steps[k]) if steps[k] else None,
+                         "waits": fmt_waits(waits[k])})
         auto = paired(byrep, (wl, c, AUTO), base) if AUTO in pts else []
         auto_best = paired(byrep, (wl, c, AUTO), (wl, c, best[0])) if AUTO in pts and best else []
         v = judge(best, others) if best else ("no other number", None, [])
@@ -241,7 +266,7 @@ def main():
              "not idle during a run, every process's (pgbench's too), median over the runs. 1-s step: the median "
              "change of throughput from one second to the next (|ln| of their ratio, pgbench -P 1, the first "
              "second left out), median over the runs: the noise a window of auto mode sees at a fixed count, at "
-             "1 s." % (1 + GAIN, ALPHA * 100, ALPHA, 1 - GAIN))
+             "1 s. What active backends waited on: walscale_waits' samples, CPU for a backend running." % (1 + GAIN, ALPHA * 100, ALPHA, 1 - GAIN))
     L.append("")
     for a in analyses:
         L.append("## %s, %d clients" % (a["workload"], a["clients"]))
@@ -256,6 +281,10 @@ def main():
         L.append(report.md_table(["insert_locks", "runs", "tps median [min..max]", "ratio to 8 (paired)",
                                   "blocking waits / 1000 acquisitions", "CPU busy", "1-s step",
                                   "auto's locks at the end"], rows))
+        if any(r["waits"] != "-" for r in a["rows"]):
+            L.append("")
+            L.append(report.md_table(["insert_locks", "what active backends waited on (mean share of samples)"],
+                                     [[label(r["locks"]), r["waits"]] for r in a["rows"]]))
         L.append("")
     L.append("## Verdict")
     L.append("")

@@ -25,12 +25,14 @@ plan skip_all => 'no python3' if system('python3 -c 1 2>/dev/null') != 0;
 my @cols = qw(workload variant insert_locks attempts fastpath_groups clients
   rep seconds tps xacts acquisitions first_try failed_attempts blocking_waits
   blocked_ms flush_waits locks_used fp_overflows fp_groups started locks_at_end
-  cpu_busy tps_each_second);
+  cpu_busy tps_each_second top_waits);
 
 # RATIOS: { locks => [ratio to 8 in round 1, 2, ...] }; 8 runs at a
 # throughput that drifts between rounds, which the pairing must cancel.
 # Every run's CPU busy is 0.75 at 8 locks and 0.5 otherwise; its seconds
-# step by 10% after a first second of connecting.  Returns the verdict's
+# step by 10% after a first second of connecting; at 8 locks its backends
+# wait on insertion locks 60% or 40% of the time in turn, elsewhere on the
+# relation extension lock 20%.  Returns the verdict's
 # line, and in list context the table's rows too.
 sub verdict
 {
@@ -50,7 +52,10 @@ sub verdict
 				clients => 8, rep => $rep, seconds => 5, tps => sprintf('%.3f', $tps),
 				started => '2026-12-04T00:00:00Z', locks_at_end => $locks,
 				cpu_busy => $locks == 8 ? 0.75 : 0.5,
-				tps_each_second => join(';', 5, 100, 110));
+				tps_each_second => join(';', 5, 100, 110),
+				top_waits => $locks == 8
+				? ($rep % 2 ? 'LWLock:WALInsert=0.6;CPU=0.3' : 'LWLock:WALInsert=0.4;CPU=0.5')
+				: 'CPU=0.7;Lock:extend=0.2');
 			print $csv join(',', map { $row{$_} // 0 } @cols), "\n";
 		}
 	}
@@ -80,6 +85,9 @@ like($line,
 like($rows[0], qr/^\| 8 \| 5 \|.*\| 75% \| 9\.5% \|/,
 	"8 locks' row: CPU busy 75%, a 1-s step of ln(1.1), the first second left out");
 like($rows[1], qr/^\| 16 \| 5 \|.*\| 50% \| 9\.5% \|/, "16 locks' row: CPU busy 50%");
+is($rows[2], '| 8 | LWLock:WALInsert 52%, CPU 38% |',
+	'what 8 locks waited on: the mean over the rounds, largest first');
+is($rows[3], '| 16 | CPU 70%, Lock:extend 20% |', 'and 16 locks');
 
 like(
 	verdict({ 16 => \@cross5, 32 => \@gain5, 64 => \@cross5, 128 => \@cross5 }),
