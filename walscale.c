@@ -105,11 +105,21 @@ walscale_shmem_startup(void)
 	walscale_shmem_attached = true;
 
 	/* say once, at each start, what the server runs with */
+#if WALSCALE_HAS_FASTPATH_GROUPS
 	if (!found && walscale_core_active)
 		ereport(LOG,
 				(errmsg("walscale: %d WAL insertion locks, %d conditional attempts, %d fast-path lock groups per backend",
 						GetNumWALInsertLocks(), XLogInsertLockAttempts,
 						FastPathLockGroupsPerBackend)));
+#else
+	if (!found && walscale_core_active)
+		ereport(LOG,
+				(errmsg("walscale: %d WAL insertion locks, %d conditional attempts, %d fast-path slots per backend",
+						GetNumWALInsertLocks(), XLogInsertLockAttempts,
+						FastPathLockSlotsPerBackend()),
+				 errdetail("\"walscale.fastpath_groups\" is not in effect: %s",
+						   WALSCALE_NO_FASTPATH_GROUPS_REASON)));
+#endif
 }
 
 static void
@@ -139,12 +149,12 @@ walscale_check_insert_locks(int *newval, void **extra, GucSource source)
 static bool
 walscale_check_fastpath_groups(int *newval, void **extra, GucSource source)
 {
-	if (*newval == 0 || (*newval <= FP_LOCK_GROUPS_PER_BACKEND_MAX &&
+	if (*newval == 0 || (*newval <= WALSCALE_FASTPATH_GROUPS_MAX &&
 						 *newval == (int) pg_nextpower2_32(*newval)))
 		return true;
 
 	GUC_check_errdetail("\"walscale.fastpath_groups\" must be 0 or a power of two between 1 and %d.",
-						FP_LOCK_GROUPS_PER_BACKEND_MAX);
+						WALSCALE_FASTPATH_GROUPS_MAX);
 	return false;
 }
 
@@ -200,8 +210,8 @@ walscale_warn_core_missing(void)
 	ereport(WARNING,
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 			 errmsg("walscale is in observe mode: its settings are not in effect"),
-			 errdetail("%s Without it, walscale cannot change the WAL insertion locks or the fast-path lock groups, and has no counters.",
-					   walscale_core_missing_reason()),
+			 errdetail("%s Without it, walscale cannot change %s, and has no counters.",
+					   walscale_core_missing_reason(), WALSCALE_CORE_CHANGES),
 			 errhint("Install the PostgreSQL server built with walscale's core patch version %d, and the walscale module built for it; walscale_setting_status shows what is in effect.",
 					 WALSCALE_CORE_VERSION)));
 }
@@ -280,6 +290,13 @@ typedef struct WalscaleSetting
 
 	/* in effect in auto mode only */
 	bool		auto_mode_only;
+
+	/*
+	 * Why this PostgreSQL version has nothing the setting could change, for
+	 * walscale_setting_status, which then gives no effective value; NULL
+	 * where it has.
+	 */
+	const char *not_in_this_version;
 } WalscaleSetting;
 
 /* in the order of walscale_setting_status's rows */
@@ -322,11 +339,12 @@ static const WalscaleSetting walscale_settings[] = {
 		.variable = &walscale_fastpath_groups,
 		.boot_value = 0,
 		.min_value = 0,
-		.max_value = FP_LOCK_GROUPS_PER_BACKEND_MAX,
+		.max_value = WALSCALE_FASTPATH_GROUPS_MAX,
 		.context = PGC_POSTMASTER,
 		.check_hook = walscale_check_fastpath_groups,
 		.recheck = true,
 		.effective = walscale_effective_fastpath_groups,
+		.not_in_this_version = WALSCALE_NO_FASTPATH_GROUPS_REASON,
 	},
 	{
 		.name = "walscale.auto_interval",
@@ -419,7 +437,8 @@ _PG_init(void)
 	if (walscale_core_active)
 	{
 		XLogInsertLocksAllocated = XLOG_INSERT_LOCKS_MAX;
-		FastPathLockGroupsRequested = walscale_fastpath_groups;
+		if (walscale_core_fastpath())
+			FastPathLockGroupsRequested = walscale_fastpath_groups;
 		RegisterXactCallback(walscale_xact_callback, NULL);
 	}
 	walscale_register_worker();
@@ -500,11 +519,20 @@ walscale_settings_info_internal(FunctionCallInfo fcinfo, WalscaleVersion version
 									WALSCALE_STOCK_INSERT_LOCKS);
 	}
 	values[i++] = Int32GetDatum(walscale_effective_insert_lock_attempts());
-	values[i++] = Int32GetDatum(walscale_effective_fastpath_groups());
-	values[i++] = CStringGetTextDatum(walscale_core_active &&
-									  FastPathLockGroupsRequested != 0 ?
-									  "walscale.fastpath_groups" :
-									  "max_locks_per_transaction");
+	if (WALSCALE_HAS_FASTPATH_GROUPS)
+	{
+		values[i++] = Int32GetDatum(walscale_effective_fastpath_groups());
+		values[i++] = CStringGetTextDatum(walscale_core_fastpath() &&
+										  FastPathLockGroupsRequested != 0 ?
+										  "walscale.fastpath_groups" :
+										  "max_locks_per_transaction");
+	}
+	else
+	{
+		/* no groups to count: the slots are fixed */
+		nulls[i++] = true;
+		values[i++] = CStringGetTextDatum("none: fixed fast-path slots");
+	}
 	if (version >= WALSCALE_V1_1)
 	{
 		WalscaleResizeRecord record;
@@ -572,13 +600,19 @@ walscale_setting_status(PG_FUNCTION_ARGS)
 
 		if (setting->effective == NULL)
 			continue;
+		/* before the core's absence: no core could put it in effect */
+		if (setting->not_in_this_version != NULL)
+			reason = unconstify(char *, setting->not_in_this_version);
 		if (reason == NULL && setting->auto_mode_only &&
 			walscale_insert_locks != WALSCALE_INSERT_LOCKS_AUTO)
 			reason = "Auto mode is off: \"walscale.insert_locks\" is not -1.";
 
 		values[0] = CStringGetTextDatum(setting->name);
 		values[1] = CStringGetTextDatum(GetConfigOptionByName(setting->name, NULL, false));
-		values[2] = Int32GetDatum(setting->effective());
+		if (setting->not_in_this_version != NULL)
+			nulls[2] = true;
+		else
+			values[2] = Int32GetDatum(setting->effective());
 		values[3] = BoolGetDatum(reason == NULL);
 		if (reason != NULL)
 			values[4] = CStringGetTextDatum(reason);

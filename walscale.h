@@ -18,7 +18,8 @@
  *						  walscale_stats
  *	walscale_common.c	  this header: the state and checks every file needs
  *
- * walscale_core.h is the core patch's interface.
+ * walscale_core.h is the core patch's interface, walscale_compat.h what
+ * differs between PostgreSQL 17 and 18.
  *
  * Copyright (c) 2026, walscale developers
  *
@@ -29,6 +30,7 @@
 
 #include "datatype/timestamp.h"
 
+#include "walscale_compat.h"
 #include "walscale_core.h"
 
 /* walscale.insert_locks = -1: the background worker chooses the number */
@@ -44,6 +46,18 @@
  * reports (observe mode).
  */
 extern bool walscale_core_active;
+
+/*
+ * The core patch's fast-path lock groups and overflow count are in effect:
+ * PostgreSQL 18's core patch alone, since 17 has no groups
+ * (walscale_compat.h).  Only then may FastPathLockGroupsRequested and
+ * FastPathLockOverflows be used.
+ */
+static inline bool
+walscale_core_fastpath(void)
+{
+	return WALSCALE_HAS_FASTPATH_GROUPS && walscale_core_active;
+}
 
 /* shared memory is attached: walscale was preloaded */
 extern bool walscale_shmem_attached;

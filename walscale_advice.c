@@ -37,6 +37,7 @@
 #include "storage/lock.h"
 #include "storage/shmem.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/hsearch.h"
 #include "utils/injection_point.h"
 #include "utils/timestamp.h"
@@ -273,9 +274,10 @@ advice_fastpath_slots_needed(void)
 {
 	uint32		used = 0;
 
-	if (MyProc == NULL || MyProc->fpLockBits == NULL)
+	if (MyProc == NULL || walscale_fp_lock_bits(MyProc) == NULL)
 		return 0;
-	if (FastPathLockOverflows != overflows_at_xact_start &&
+	if (walscale_core_fastpath() &&
+		FastPathLockOverflows != overflows_at_xact_start &&
 		overflowing_xacts++ % ADVICE_WALK_EVERY == 0)
 		return advice_fastpath_eligible_relations();
 
@@ -287,7 +289,7 @@ advice_fastpath_slots_needed(void)
 	 */
 	for (int g = 0; g < FastPathLockGroupsPerBackend; g++)
 	{
-		uint64		bits = MyProc->fpLockBits[g];
+		uint64		bits = walscale_fp_lock_bits(MyProc)[g];
 
 		if (bits != 0)
 			used += walscale_fastpath_slots_used(bits);
@@ -328,7 +330,8 @@ walscale_advice_xact_callback(XactEvent event)
 		case XACT_EVENT_COMMIT:
 		case XACT_EVENT_ABORT:
 		case XACT_EVENT_PREPARE:
-			overflows_at_xact_start = FastPathLockOverflows;
+			if (walscale_core_fastpath())
+				overflows_at_xact_start = FastPathLockOverflows;
 			break;
 		default:
 			break;
@@ -439,7 +442,7 @@ static int
 advice_derived_fastpath_groups(void)
 {
 	return Max(Min(pg_nextpower2_32(max_locks_per_xact) / FP_LOCK_SLOTS_PER_GROUP,
-				   FP_LOCK_GROUPS_PER_BACKEND_MAX), 1);
+				   WALSCALE_FASTPATH_GROUPS_MAX), 1);
 }
 
 /* What going from "groups" to "rec" groups per process costs, in words. */
@@ -529,7 +532,7 @@ advice_stock_fastpath(AdviceRow *row, const WaitEvidence *w)
 							   ADVICE_MIN_FASTPATH_SAMPLES);
 	}
 	else if (full_share >= ADVICE_FASTPATH_FULL_SHARE &&
-			 groups < FP_LOCK_GROUPS_PER_BACKEND_MAX)
+			 groups < WALSCALE_FASTPATH_GROUPS_MAX)
 	{
 		int			rec = groups * 2;
 
@@ -546,6 +549,45 @@ advice_stock_fastpath(AdviceRow *row, const WaitEvidence *w)
 							   100 * full_share, groups,
 							   groups == 1 ? "group" : "groups");
 	}
+}
+
+/*
+ * walscale.fastpath_groups where the server has no fast-path lock groups
+ * (PostgreSQL 17, walscale_compat.h), with the core patch or without: no
+ * setting changes its 16 slots per backend, so nothing is recommended
+ * whatever the load, and the reason says why, and what the wait samples saw
+ * of the slots.  The value shown is the one configured, which is not in
+ * effect.
+ */
+static void
+advice_no_fastpath_groups(AdviceRow *row, const WaitEvidence *w)
+{
+	uint64		sampled = w->snap.fastpath_samples;
+	double		full_share = sampled > 0 ?
+		(double) w->snap.fastpath_full / sampled : 0;
+	const char *why = WALSCALE_NO_FASTPATH_GROUPS_REASON;
+	const char *load;
+
+	row->setting = "walscale.fastpath_groups";
+	row->current = pstrdup(GetConfigOption("walscale.fastpath_groups",
+										   false, false));
+	row->recommended = NULL;
+	row->needs_restart = false;
+	row->evidence = psprintf("%llu samples of backends holding fast-path locks, %llu with all %d slots full, at most %u slots held",
+							 (unsigned long long) sampled,
+							 (unsigned long long) w->snap.fastpath_full,
+							 FastPathLockSlotsPerBackend(),
+							 w->snap.fastpath_max_slots);
+	if (!w->enough || sampled < ADVICE_MIN_FASTPATH_SAMPLES)
+		load = "";
+	else if (full_share >= ADVICE_FASTPATH_FULL_SHARE)
+		load = psprintf(" %.1f%% of sampled backends holding fast-path locks had all %d slots full, so that their other relation locks went to the shared lock table: PostgreSQL 18's fast-path lock groups would hold more.",
+						100 * full_share, FastPathLockSlotsPerBackend());
+	else
+		load = psprintf(" %.1f%% of sampled backends holding fast-path locks had all %d slots full: the slots fit the load.",
+						100 * full_share, FastPathLockSlotsPerBackend());
+	row->reason = psprintf("No recommendation: %s No setting changes the number of fast-path slots here, so \"walscale.fastpath_groups\" is not in effect.%s",
+						   why ? why : "", load);
 }
 
 /*
@@ -596,7 +638,10 @@ walscale_advice(PG_FUNCTION_ARGS)
 		row.reason = pstrdup("Conditional attempts need walscale's core patch, which this server lacks.");
 		advice_put(rsinfo, &row, since, now);
 
-		advice_stock_fastpath(&row, &w);
+		if (WALSCALE_HAS_FASTPATH_GROUPS)
+			advice_stock_fastpath(&row, &w);
+		else
+			advice_no_fastpath_groups(&row, &w);
 		advice_put(rsinfo, &row, since, now);
 		return (Datum) 0;
 	}
@@ -704,6 +749,12 @@ walscale_advice(PG_FUNCTION_ARGS)
 	advice_put(rsinfo, &row, f.counters.stats_reset, now);
 
 	/* walscale.fastpath_groups */
+	if (!WALSCALE_HAS_FASTPATH_GROUPS)
+	{
+		advice_no_fastpath_groups(&row, &w);
+		advice_put(rsinfo, &row, f.counters.stats_reset, now);
+		return (Datum) 0;
+	}
 	row.setting = "walscale.fastpath_groups";
 	row.current = psprintf("%d", groups);
 	row.needs_restart = true;
@@ -725,7 +776,7 @@ walscale_advice(PG_FUNCTION_ARGS)
 		uint32		want = (f.fastpath_max_slots * ADVICE_FASTPATH_HEADROOM +
 							FP_LOCK_SLOTS_PER_GROUP - 1) / FP_LOCK_SLOTS_PER_GROUP;
 		int			rec = (int) Min(pg_nextpower2_32(Max(want, 1)),
-									FP_LOCK_GROUPS_PER_BACKEND_MAX);
+									WALSCALE_FASTPATH_GROUPS_MAX);
 		int			derived = advice_derived_fastpath_groups();
 		double		span_s = (now - f.counters.stats_reset) / 1000000.0;
 

@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * walscale_core.h
- *		The core patch's interface, as walscale uses it, on any PostgreSQL 18.
+ *		The core patch's interface, as walscale uses it, on any PostgreSQL 17
+ *		or 18.
  *
  * Built against a patched server, the declarations come from its headers;
  * against a stock server, from the copy below, which must match the core
@@ -10,6 +11,13 @@
  * one, or one with another core version, and walscale_core_present() says
  * which at run time.  The copy is the interface of core version 4
  * (patches/pg18/, xlog.h, proc.h and lock.h).
+ *
+ * PostgreSQL 17's series (patches/pg17/) also ends at version 4, without
+ * 18's fast-path lock groups: its headers lack FastPathLockGroupsRequested
+ * and FastPathLockOverflows, which are declared below for them, and its
+ * servers lack them, so there they resolve to NULL.  walscale never uses
+ * them where walscale_compat.h's WALSCALE_HAS_FASTPATH_GROUPS is false
+ * (walscale_core_fastpath() in walscale.h).
  *
  * Copyright (c) 2026, walscale developers
  *
@@ -58,6 +66,10 @@ extern PGDLLIMPORT uint64 FastPathLockOverflows;
 extern HTAB *GetLockMethodLocalHash(void);
 #elif WALSCALE_CORE_VERSION != 4
 #error "walscale is written for version 4 of its core patch, and the server's headers are of another version"
+#elif PG_VERSION_NUM < 180000
+/* 17's core patch has no fast-path lock groups: never defined there */
+extern PGDLLIMPORT int FastPathLockGroupsRequested;
+extern PGDLLIMPORT uint64 FastPathLockOverflows;
 #endif							/* !WALSCALE_CORE_VERSION */
 
 #ifdef __GNUC__

@@ -7,7 +7,9 @@
  * The core patch counts, in each backend, the relation locks that did not
  * fit in its fast-path groups (FastPathLockOverflows).  A backend adds what
  * it counted to a shared sum at transaction end, so the lock path itself
- * touches no shared cache line.
+ * touches no shared cache line.  PostgreSQL 17 has no fast-path groups, and
+ * its core patch no overflow count (walscale_compat.h): there, none is
+ * published.
  *
  * Copyright (c) 2026, walscale developers
  *
@@ -67,7 +69,7 @@ walscale_fastpath_publish(void)
 {
 	uint64		pending;
 
-	if (!walscale_core_active)
+	if (!walscale_core_fastpath())
 		return;
 	pending = FastPathLockOverflows - fastpath_overflows_published;
 	if (pending > 0 && fastpath != NULL)
@@ -112,11 +114,15 @@ walscale_fastpath_stats(PG_FUNCTION_ARGS)
 	stats_reset = walscale_counters_reset_time_locked();
 	walscale_counters_unlock();
 
-	/* a stock server has the groups, but counts no overflow */
+	/*
+	 * A stock server has the groups, but counts no overflow; PostgreSQL 17
+	 * has neither groups nor, with the core patch, an overflow count.
+	 */
 	values[0] = Int32GetDatum(FastPathLockGroupsPerBackend);
+	nulls[0] = !WALSCALE_HAS_FASTPATH_GROUPS;
 	values[1] = Int32GetDatum(FastPathLockSlotsPerBackend());
 	values[2] = Int64GetDatum(overflows);
-	nulls[2] = !walscale_core_active;
+	nulls[2] = !walscale_core_fastpath();
 	values[3] = TimestampTzGetDatum(stats_reset);
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));

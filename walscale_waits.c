@@ -31,7 +31,6 @@
 #include "storage/shmem.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
-#include "utils/wait_classes.h"
 #include "utils/wait_event.h"
 
 #include "walscale_counters.h"
@@ -187,7 +186,8 @@ walscale_waits_sample(void)
 		uint32		held = 0;
 		bool		full = false;
 
-		if (proc == MyProc || proc->pid == 0 || !proc->isRegularBackend)
+		if (proc == MyProc || proc->pid == 0 ||
+			!WALSCALE_PROC_IS_REGULAR_BACKEND(proc))
 			continue;
 		event = UINT32_ACCESS_ONCE(proc->wait_event_info);
 		if (event == WAIT_EVENT_CLIENT_READ)
@@ -201,7 +201,7 @@ walscale_waits_sample(void)
 
 		for (int g = 0; g < FastPathLockGroupsPerBackend; g++)
 		{
-			uint64		bits = ((volatile uint64 *) proc->fpLockBits)[g];
+			uint64		bits = ((volatile uint64 *) walscale_fp_lock_bits(proc))[g];
 			uint32		used;
 
 			if (bits == 0)

@@ -94,8 +94,12 @@ for my $setting (qw(walscale.insert_locks walscale.insert_lock_attempts walscale
 {
 	my $a = advice($setting);
 	is($a->{recommended_value}, 'NULL', "fresh reset, $setting: no recommendation");
-	like($a->{reason}, qr/^Not enough data: \d+ \S.* since the last reset, and at least \d+ are needed\.$/,
-		"fresh reset, $setting: says there is not enough data");
+	# PostgreSQL 17 has no fast-path groups to recommend, whatever the data
+	like($a->{reason},
+		$setting eq 'walscale.fastpath_groups' && no_fastpath_groups()
+		? qr/^No recommendation: PostgreSQL 17 has 16 fixed fast-path slots per backend and no fast-path lock groups, which PostgreSQL 18 added\. /
+		: qr/^Not enough data: \d+ \S.* since the last reset, and at least \d+ are needed\.$/,
+		"fresh reset, $setting: says there is not enough data, or that nothing can be recommended");
 	is($a->{needs_restart}, 'f', "fresh reset, $setting: nothing to restart for");
 	is($a->{since_ok} . $a->{span_ok}, 'tt', "fresh reset, $setting: since the reset, over a span");
 }
@@ -168,41 +172,69 @@ sub fast_path_load
 		"$name: pgbench");
 	return;
 }
-is($node->safe_psql('postgres', 'SELECT groups_per_backend FROM walscale_fastpath'),
-	'1', 'fast path: 1 group per backend');
-$node->safe_psql('postgres', 'SELECT walscale_reset()');
-fast_path_load('fast path');
-my $fp = advice('walscale.fastpath_groups');
-note("fast path, 1 group: $fp->{evidence}: $fp->{reason}");
-my ($xacts, $most, $overflows) = $fp->{evidence} =~
-  /^(\d+) transactions, at most (\d+) fast-path relation locks in one, (\d+) overflows; 1 group of 16 slots$/;
-ok(defined $most, 'fast path: the evidence has the transactions, the most locks in one, the overflows');
-$most //= 0;
-cmp_ok($xacts // 0, '>=', 100, 'fast path: enough transactions counted');
-cmp_ok($most, '>=', $ntables, "fast path: at least the $ntables tables of a transaction seen in one");
-cmp_ok($most, '<', 2 * $ntables,
-	'fast path: a relation locked in two modes counted as the one slot it takes');
-cmp_ok($overflows // 0, '>', 0, 'fast path: overflows counted');
-my $want = 1;
-$want *= 2 while $want * 16 < 2 * $most;
-is($fp->{current_value} . ' ' . $fp->{recommended_value} . ' ' . $fp->{needs_restart},
-	"1 $want t",
-	"fast path: $want groups (twice $most slots, a power of two) recommended, at a restart");
-like($fp->{reason}, qr/^Transactions needed up to $most fast-path slots and \d+ lock acquisitions overflowed: $want groups hold twice that, as headroom because relations hash to groups unevenly; it costs [\d.]+ kB of shared memory \(7 groups x 72 bytes x \d+ processes\)\.$/,
-	'fast path: the reason names the slots, the overflows and the headroom');
 
-# applied: nothing overflows, and the advice holds (relation OIDs in a row
-# spread evenly over the groups)
-write_fastpath_conf($want);
-$node->restart;
-$node->safe_psql('postgres', 'SELECT walscale_reset()');
-fast_path_load('fast path, advice applied');
-$fp = advice('walscale.fastpath_groups');
-note("fast path, $want groups: $fp->{evidence}: $fp->{reason}");
-like($fp->{evidence}, qr/ 0 overflows; $want groups of 16 slots$/,
-	"fast path, $want groups: no overflow");
-is($fp->{current_value} . ' ' . $fp->{recommended_value} . ' ' . $fp->{needs_restart},
-	"$want $want f", "fast path, $want groups: the advice holds, nothing to restart for");
+# PostgreSQL 17: 16 slots, which no setting changes, and the advice says so
+# under the same load, with what the wait samples saw of the slots
+if (no_fastpath_groups())
+{
+	$node->safe_psql('postgres', 'SELECT walscale_reset()');
+	fast_path_load('fast path on PostgreSQL 17');
+	my $fp = advice('walscale.fastpath_groups');
+	note("fast path on PostgreSQL 17: $fp->{evidence}: $fp->{reason}");
+	is("$fp->{current_value} $fp->{recommended_value} $fp->{needs_restart}",
+		'1 NULL f',
+		'fast path on PostgreSQL 17: the value configured, no recommendation, nothing to restart for');
+	like($fp->{reason},
+		qr/^No recommendation: PostgreSQL 17 has 16 fixed fast-path slots per backend and no fast-path lock groups, which PostgreSQL 18 added\. No setting changes the number of fast-path slots here, so "walscale\.fastpath_groups" is not in effect\./,
+		'fast path on PostgreSQL 17: the reason says why');
+	my ($full, $held) = $fp->{evidence} =~
+	  /^\d+ samples of backends holding fast-path locks, (\d+) with all 16 slots full, at most (\d+) slots held$/;
+	ok(defined $held, 'fast path on PostgreSQL 17: the evidence has the samples');
+	cmp_ok($full // 0, '>', 0,
+		"fast path on PostgreSQL 17: backends locking $ntables tables were seen with all 16 slots full");
+	is($held // 0, 16, 'fast path on PostgreSQL 17: at most the 16 slots held');
+}
+
+SKIP:
+{
+	skip no_fastpath_groups(), 12 if no_fastpath_groups();
+
+	is($node->safe_psql('postgres', 'SELECT groups_per_backend FROM walscale_fastpath'),
+		'1', 'fast path: 1 group per backend');
+	$node->safe_psql('postgres', 'SELECT walscale_reset()');
+	fast_path_load('fast path');
+	my $fp = advice('walscale.fastpath_groups');
+	note("fast path, 1 group: $fp->{evidence}: $fp->{reason}");
+	my ($xacts, $most, $overflows) = $fp->{evidence} =~
+	  /^(\d+) transactions, at most (\d+) fast-path relation locks in one, (\d+) overflows; 1 group of 16 slots$/;
+	ok(defined $most, 'fast path: the evidence has the transactions, the most locks in one, the overflows');
+	$most //= 0;
+	cmp_ok($xacts // 0, '>=', 100, 'fast path: enough transactions counted');
+	cmp_ok($most, '>=', $ntables, "fast path: at least the $ntables tables of a transaction seen in one");
+	cmp_ok($most, '<', 2 * $ntables,
+		'fast path: a relation locked in two modes counted as the one slot it takes');
+	cmp_ok($overflows // 0, '>', 0, 'fast path: overflows counted');
+	my $want = 1;
+	$want *= 2 while $want * 16 < 2 * $most;
+	is($fp->{current_value} . ' ' . $fp->{recommended_value} . ' ' . $fp->{needs_restart},
+		"1 $want t",
+		"fast path: $want groups (twice $most slots, a power of two) recommended, at a restart");
+	like($fp->{reason}, qr/^Transactions needed up to $most fast-path slots and \d+ lock acquisitions overflowed: $want groups hold twice that, as headroom because relations hash to groups unevenly; it costs [\d.]+ kB of shared memory \(7 groups x 72 bytes x \d+ processes\)\.$/,
+		'fast path: the reason names the slots, the overflows and the headroom');
+
+	# applied: nothing overflows, and the advice holds (relation OIDs in a row
+	# spread evenly over the groups)
+	write_fastpath_conf($want);
+	$node->restart;
+	$node->safe_psql('postgres', 'SELECT walscale_reset()');
+	fast_path_load('fast path, advice applied');
+	$fp = advice('walscale.fastpath_groups');
+	note("fast path, $want groups: $fp->{evidence}: $fp->{reason}");
+	like($fp->{evidence}, qr/ 0 overflows; $want groups of 16 slots$/,
+		"fast path, $want groups: no overflow");
+	is($fp->{current_value} . ' ' . $fp->{recommended_value} . ' ' . $fp->{needs_restart},
+		"$want $want f", "fast path, $want groups: the advice holds, nothing to restart for");
+}
 
 $node->stop;
 done_testing();

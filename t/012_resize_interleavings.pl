@@ -81,7 +81,10 @@ sub current_segment
 }
 
 # (f) asleep on the preferred lock when a lowering makes it inactive
+SKIP:
 {
+	skip worker_cannot_wait(), 4 if worker_cannot_wait();
+
 	my $q = session_preferring($node, 12, 16);
 	my $q_pid = backend_pid($q);
 	my $c = session_preferring($node, 13, 16);

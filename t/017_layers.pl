@@ -2,8 +2,9 @@
 # the files a file includes walscale headers of, directly or through other
 # headers, are its imports, and no file may import, at any remove, a file
 # that imports it.  walscale_X.h belongs to walscale_X.c, walscale.h to
-# walscale_common.c; walscale_core.h is the core patch's, and imports
-# nothing.  No server is started.
+# walscale_common.c; walscale_core.h is the core patch's and
+# walscale_compat.h PostgreSQL's versions', and they import nothing.  No
+# server is started.
 use strict;
 use warnings FATAL => 'all';
 
@@ -29,7 +30,8 @@ sub includes
 sub owner
 {
 	my ($header) = @_;
-	return undef if $header eq 'walscale_core.h';
+	return undef
+	  if $header eq 'walscale_core.h' || $header eq 'walscale_compat.h';
 	return 'walscale_common.c' if $header eq 'walscale.h';
 	(my $c = $header) =~ s/\.h$/.c/;
 	return $c;

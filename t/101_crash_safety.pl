@@ -132,8 +132,11 @@ for my $cycle (1 .. $backend_kills)
 	ok($runs, "$label: the backend to kill runs, a child of the postmaster")
 	  or die "$label: no backend to kill";
 	ok(kill('KILL', $victim), "$label: a client backend was killed");
+	# PostgreSQL 17 names a backend that died "server process"
+	my $what =
+	  tested_pg_major() >= 18 ? 'client backend' : 'server process';
 	ok( $node->wait_for_log(
-			qr/client backend \(PID $victim\) was terminated by signal 9/, $log_offset),
+			qr/$what \(PID $victim\) was terminated by signal 9/, $log_offset),
 		"$label: the postmaster saw its backend killed");
 	eval { $victim_psql->finish; };    # psql lost its connection
 	ok( $node->wait_for_log(

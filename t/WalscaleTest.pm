@@ -20,7 +20,8 @@ use Text::ParseWords qw(shellwords);
 
 our @EXPORT =
   qw(write_case_conf stats_summary_query inconsistent_locks_query reset_while_idle
-  start_pgbench finish_pgbench run_unit_program);
+  start_pgbench finish_pgbench run_unit_program tested_pg_major
+  no_fastpath_groups);
 
 # A file that hangs must fail, not stall the whole run until CI gives up (one
 # CI run sat 75 minutes in t/101): WALSCALE_TEST_TIME_LIMIT seconds (default
@@ -31,6 +32,30 @@ die "WALSCALE_TEST_TIME_LIMIT must be a positive number of seconds"
   unless $time_limit =~ /^[1-9]\d*$/;
 $SIG{ALRM} = sub { die "time limit of $time_limit s reached\n"; };
 alarm($time_limit);
+
+# The major version of the PostgreSQL the TAP files run against, 17 or 18:
+# that of the first pg_config in PATH, where make installcheck puts the
+# tested server's.
+my $tested_pg_major;
+
+sub tested_pg_major
+{
+	return $tested_pg_major if defined $tested_pg_major;
+	my ($out) = run_command([ 'pg_config', '--version' ]);
+	$out =~ /PostgreSQL (\d+)/ or die "pg_config --version said \"$out\"";
+	$tested_pg_major = $1;
+	return $tested_pg_major;
+}
+
+# Why the tested server has no fast-path lock groups to size, where it has
+# none (PostgreSQL 17, walscale_compat.h), for the tests of them to skip
+# with; undef on 18.
+sub no_fastpath_groups
+{
+	return tested_pg_major() >= 18
+	  ? undef
+	  : 'PostgreSQL 17 has 16 fixed fast-path slots per backend and no fast-path lock groups';
+}
 
 # Write walscale_case.conf, which the node's postgresql.conf includes: the
 # number of insertion locks and of attempts for the next start or reload

@@ -56,7 +56,9 @@ static int	requested_locks = 0;
 
 /* in EXEC_BACKEND children only; 0: leave the number as it is */
 static int	child_requested_locks = 0;
+#if PG_VERSION_NUM >= 180000
 static int	child_fastpath_groups = 0;
+#endif
 
 PGDLLEXPORT void walscale_test_resize_callback(const char *name,
 											   const void *private_data,
@@ -84,6 +86,8 @@ _PG_init(void)
 							PGC_POSTMASTER,
 							0,
 							NULL, NULL, NULL);
+#if PG_VERSION_NUM >= 180000
+	/* PostgreSQL 17 has no fast-path lock groups, nor its core patch this */
 	DefineCustomIntVariable("walscale_test_core.child_fastpath_groups",
 							"Sets FastPathLockGroupsRequested in EXEC_BACKEND children, not in the postmaster.",
 							"0 leaves it as it is.",
@@ -92,6 +96,7 @@ _PG_init(void)
 							PGC_POSTMASTER,
 							0,
 							NULL, NULL, NULL);
+#endif
 	MarkGUCPrefixReserved("walscale_test_core");
 
 	if (requested_locks > 0)
@@ -105,8 +110,10 @@ _PG_init(void)
 	{
 		if (child_requested_locks > 0)
 			XLogInsertLocksRequested = child_requested_locks;
+#if PG_VERSION_NUM >= 180000
 		if (child_fastpath_groups > 0)
 			FastPathLockGroupsRequested = child_fastpath_groups;
+#endif
 	}
 }
 
