@@ -6,8 +6,9 @@
 # that make mutate would find stale.  perl is there wherever PostgreSQL's TAP
 # tests run.  Modes:
 #   parse MUTATION             check the file's syntax; print the file: and
-#                              tests: values, the description and the
-#                              flavor: value (default injection), a line each
+#                              tests: values, the description, the flavor:
+#                              value (default injection) and the postgres:
+#                              value (default any), a line each
 #   apply MUTATION FILE IN OUT apply the blocks to IN (whose path relative to
 #                              its tree is FILE), write the result to OUT
 #                              (- to check only)
@@ -15,10 +16,13 @@
 #                              the start: every test it names is in REPO, and
 #                              its blocks apply to its file, taken from REPO
 #                              for walscale's own files and from TREE (the
-#                              patched PostgreSQL source) for the server's
+#                              patched PostgreSQL source) for the server's;
+#                              a mutation for another major version than
+#                              TREE's is not checked (exit status 3)
 # Exit status: 0, 1 when the mutation is stale (a find text does not occur
 # exactly once; check: or its file or a test is missing), said on standard
-# error, 2 when the mutation file is malformed.
+# error, 2 when the mutation file is malformed, 3 (check) when it is not for
+# TREE's PostgreSQL major version, said on standard error.
 use strict;
 use warnings;
 
@@ -75,13 +79,13 @@ foreach my $line (@lines)
 			push @description, $1;
 			next;
 		}
-		if ($line =~ /^(file|tests|flavor):\s*(.*?)\s*$/)
+		if ($line =~ /^(file|tests|flavor|postgres):\s*(.*?)\s*$/)
 		{
 			malformed("line $n: a second \"$1:\" line") if exists $header{$1};
 			$header{$1} = $2;
 			next;
 		}
-		malformed("line $n: before the first \"\@\@ find\", only \"# ...\", \"file: ...\", \"tests: ...\" and \"flavor: ...\" lines may come");
+		malformed("line $n: before the first \"\@\@ find\", only \"# ...\", \"file: ...\", \"tests: ...\", \"flavor: ...\" and \"postgres: ...\" lines may come");
 	}
 	push @{ $blocks[-1]{$part} }, $line;
 }
@@ -105,6 +109,11 @@ malformed("no \"\@\@ find\" block") unless @blocks;
 $header{flavor} //= 'injection';
 malformed("flavor: \"$header{flavor}\" is neither injection nor execbackend")
   unless $header{flavor} =~ /^(injection|execbackend)$/;
+# the PostgreSQL major version whose code it mutates: code that only one
+# version's series has (18's fast-path groups) is mutated on that one alone
+$header{postgres} //= 'any';
+malformed("postgres: \"$header{postgres}\" is neither any nor a major version such as 18")
+  unless $header{postgres} =~ /^(any|[1-9][0-9])$/;
 
 # A block's text is its lines joined by newlines, without a newline after
 # the last one and without trailing blank lines.
@@ -127,8 +136,22 @@ foreach my $b (@blocks)
 
 if ($mode eq 'parse')
 {
-	print "$header{file}\n$header{tests}\n", join(' ', @description), "\n$header{flavor}\n";
+	print "$header{file}\n$header{tests}\n", join(' ', @description),
+	  "\n$header{flavor}\n$header{postgres}\n";
 	exit 0;
+}
+
+# The major version of a PostgreSQL source tree, from the pg_config.h that
+# configure wrote into it; undef where there is none (a tree not configured).
+sub tree_major_version
+{
+	my ($tree) = @_;
+	open(my $h, '<', "$tree/src/include/pg_config.h") or return undef;
+	while (my $l = <$h>)
+	{
+		return $1 if $l =~ /^#define PG_MAJORVERSION "(\d+)"/;
+	}
+	return undef;
 }
 
 my ($file, $in, $out);
@@ -136,6 +159,15 @@ if ($mode eq 'check')
 {
 	die "usage: check MUTATION REPO TREE\n" unless @args == 2;
 	my ($repo, $tree) = @args;
+	if ($header{postgres} ne 'any' && $tree ne '')
+	{
+		my $major = tree_major_version($tree);
+		if (defined $major && $major ne $header{postgres})
+		{
+			print STDERR "mutation $name: not for PostgreSQL $major (postgres: $header{postgres})\n";
+			exit 3;
+		}
+	}
 	foreach my $t (split ' ', $header{tests})
 	{
 		stale("no test $t") unless $t eq 'regress' || -f "$repo/$t";
