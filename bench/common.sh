@@ -272,10 +272,10 @@ WAITS_SQL="SELECT string_agg(w, ';' ORDER BY samples DESC) FROM (
 	SELECT coalesce(wait_event_type || ':' || wait_event, 'CPU') || '=' || round(share::numeric, 3) AS w, samples
 	FROM walscale_waits ORDER BY samples DESC LIMIT 4) top"
 
-# cpu_ticks: the machine's CPU time and its idle part (idle and iowait), in
+# machine_cpu_ticks: the machine's CPU time and its idle part (idle and iowait), in
 # ticks since boot, from /proc/stat's first line (user through steal; guest
 # time is counted in user already)
-cpu_ticks() {
+machine_cpu_ticks() {
 	awk '/^cpu / { print $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9, $5 + $6; exit }' /proc/stat
 }
 
@@ -297,7 +297,7 @@ run_point() {
 	jobs=$clients
 	[ "$jobs" -gt "$BENCH_CORES" ] && jobs=$BENCH_CORES
 	started=$(date -u +%FT%TZ)
-	cpu0=$(cpu_ticks)
+	cpu0=$(machine_cpu_ticks)
 	# shellcheck disable=SC2046
 	out=$(bench_as "$PG_STOCK/bin/pgbench" -h "$BENCH_WORK" -p "$PORT" -U postgres \
 		-c "$clients" -j "$jobs" -T "$BENCH_SECONDS" -P 1 $(wl_pgbench_args "$wl") "$db" 2>&1) || {
@@ -305,7 +305,7 @@ run_point() {
 		echo "$out" | tail -n 20 >&2
 		return 1
 	}
-	cpu1=$(cpu_ticks)
+	cpu1=$(machine_cpu_ticks)
 	cpu_busy=$(echo "$cpu0 $cpu1" | awk '{ t = $3 - $1; printf "%.3f", (t > 0 ? 1 - ($4 - $2) / t : 0) }')
 	each=$(echo "$out" | sed -n 's/^progress: [0-9.]* s, \([0-9.]*\) tps.*/\1/p' | paste -sd ';' -)
 	tps=$(echo "$out" | sed -n 's/^tps = \([0-9.]*\).*/\1/p' | head -n 1)

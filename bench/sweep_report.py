@@ -135,8 +135,9 @@ def analyse(runs):
             byrep[key][int(r["rep"])] = float(r["tps"])
         if report.num(r.get("cpu_busy")) is not None:
             busy[key].append(float(r["cpu_busy"]))
-        if parse_waits(r.get("top_waits")):
-            waits[key].append(parse_waits(r.get("top_waits")))
+        w = parse_waits(r.get("top_waits"))
+        if w:
+            waits[key].append(w)
         st = step_spread(r.get("tps_each_second"))
         if st is not None:
             steps[key].append(st)
