@@ -143,6 +143,16 @@ walscale_worker_main(Datum main_arg)
 		{
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
+
+			/*
+			 * Before any resize, outside its critical section, a test can
+			 * pause the worker here.  On PostgreSQL 17 a process's first wait
+			 * at an injection point attaches injection_points' DSM segment,
+			 * which allocates memory, as no critical section may: a test that
+			 * pauses the worker inside a resize has it wait here once first
+			 * (prepare_worker_waits() in t/WalscaleInjection.pm).
+			 */
+			INJECTION_POINT("walscale-worker-reload", NULL);
 			if (walscale_core_active)
 				auto_mode = walscale_apply_insert_locks(AUTO_BEGIN_RELOAD,
 														auto_mode);

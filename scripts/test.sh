@@ -43,7 +43,7 @@ install_test_modules_into "$PG_TESTED"
 ensure_run_user
 make_test_cgroups
 
-run=$(scratch_dir test)
+run=$(scratch_dir "test$pg_link_suffix")
 cp -a "$repo/Makefile" "$repo/walscale.conf" "$repo/sql" "$repo/expected" "$repo/t" "$repo/monitoring" "$run/"
 # the unit tests (t/010) compile walscale's sources; t/024 runs make sweep's
 # report

@@ -40,6 +40,7 @@ use WalscaleTest;
 use WalscaleInjection;
 
 my ($node, $mon) = race_cluster('resize_races', 60);
+prepare_worker_waits($node, $mon);
 
 my $one_record = one_record_sql();
 my $hundred_records =
@@ -143,10 +144,7 @@ resize_to($node, 16);
 
 # (c) and (d): a raise from 4 to 16
 resize_to($node, 4);
-SKIP:
 {
-	skip worker_cannot_wait(), 7 if worker_cannot_wait();
-
 	# sessions made before the raise: $h has not inserted yet, $m has, on
 	# lock 0 of 4; both prefer lock 12 of 16
 	my $h = session_preferring($node, 12, 16);
@@ -242,10 +240,7 @@ SKIP:
 }
 
 # (f) GetLastImportantRecPtr() while a resize holds all locks
-SKIP:
 {
-	skip worker_cannot_wait(), 5 if worker_cannot_wait();
-
 	$node->safe_psql('postgres', 'CREATE EXTENSION walscale_test_core');
 	resize_to($node, 16);
 	my $a = session_preferring($node, 12, 16);

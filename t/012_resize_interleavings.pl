@@ -39,6 +39,7 @@ use WalscaleTest;
 use WalscaleInjection;
 
 my ($node, $mon) = race_cluster('resize_interleavings', 120);
+prepare_worker_waits($node, $mon);
 
 my $one_record = one_record_sql();
 my $reserved_point = 'walscale-wal-insert-reserved';
@@ -81,10 +82,7 @@ sub current_segment
 }
 
 # (f) asleep on the preferred lock when a lowering makes it inactive
-SKIP:
 {
-	skip worker_cannot_wait(), 4 if worker_cannot_wait();
-
 	my $q = session_preferring($node, 12, 16);
 	my $q_pid = backend_pid($q);
 	my $c = session_preferring($node, 13, 16);

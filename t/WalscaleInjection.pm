@@ -24,7 +24,7 @@ use WalscaleTest;
 our @EXPORT = qw(require_injection_points session_preferring backend_pid
   activity_of outcome wait_for_event_through start_in pause_at release_point
   one_record_sql resize_to acquisitions_on race_cluster
-  worker_cannot_wait);
+  prepare_worker_waits);
 
 # Skip the file on a server without injection points, unless make test,
 # which runs on a server with them, says they are required.
@@ -38,19 +38,25 @@ sub require_injection_points
 	return;
 }
 
-# Why walscale's worker cannot wait at an injection point where the tested
-# server is PostgreSQL 17, for the cases that pause it to skip with; undef on
-# 18.  Its points are in critical sections, and on 17 a process's first wait
-# attaches injection_points' DSM segment, which allocates memory: the
-# assertion that no memory is allocated in a critical section stops the
-# server.  18's injection_points, preloaded, keeps its state in the main
-# shared memory instead.  A test's own backend attaches the segment first
-# (pause_at() calls injection_points_set_local()); the worker runs no SQL.
-sub worker_cannot_wait
+# Let walscale's worker wait at an injection point inside a resize, where
+# it holds insertion locks in a critical section.  On PostgreSQL 17 a
+# process's first wait at a point attaches injection_points' DSM segment,
+# which allocates memory, and the assertion that a critical section
+# allocates none would stop the server; 18's injection_points, preloaded,
+# keeps its state in the main shared memory instead.  So on 17 the worker
+# first waits once where it may, at walscale-worker-reload, on a reload,
+# before it resizes.  A test's own backend attaches the segment itself
+# (pause_at() calls injection_points_set_local()).  Nothing to do on 18.
+sub prepare_worker_waits
 {
-	return tested_pg_major() >= 18
-	  ? undef
-	  : 'on PostgreSQL 17, walscale\'s worker cannot wait at an injection point in a critical section: its first wait attaches injection_points\' DSM segment, which allocates memory';
+	my ($node, $mon) = @_;
+	return if tested_pg_major() >= 18;
+	$mon->query_safe(
+		"SELECT injection_points_attach('walscale-worker-reload', 'wait')");
+	$mon->query_safe('SELECT pg_reload_conf()');
+	wait_for_event_through($mon, 'walscale', 'walscale-worker-reload');
+	release_point($node, 'walscale-worker-reload', $mon);
+	return;
 }
 
 # A session whose preferred insertion lock is $lockno of $nlocks: a backend
