@@ -21,6 +21,13 @@
 # PostgreSQL source version and the hash of the patches (and of the
 # extension's sources for postgresql-18-walscale): a changed key rebuilds.
 #
+# With DEB_SUITE=trixie (make deb DIST=trixie) it builds postgresql-17-walscale
+# alone, for trixie, in a trixie chroot, against trixie's own
+# postgresql-server-dev-17 from Debian's archive: the server there is
+# Debian's, and walscale runs on it in observe mode.  PART may then only be
+# extension; the package is cached keyed by the archive's versions of the
+# headers and of postgresql-common-dev, and the extension's sources.
+#
 # Environment (see also scripts/lib-deb.sh):
 #   JOBS   parallel make jobs in the server builds (default 2)
 set -euo pipefail
@@ -38,6 +45,10 @@ for a in "$@"; do
 		*) echo "usage: $0 [--print-dirs | --then-print-dirs] [common|server|stock|extension]..." >&2; exit 2 ;;
 	esac
 done
+if [ "$deb_server_from" = archive ]; then
+	archive_main
+	return
+fi
 [ ${#parts[@]} -gt 0 ] || parts=(common server stock extension)
 jobs=${JOBS:-2}
 log() { echo "build-deb: $*" >&2; }
@@ -395,6 +406,175 @@ prune_old_packages() {
 				esac && echo "$t $d"
 			done | sort -rn | tail -n +$((keep + 1)) | cut -d' ' -f2-)
 	done
+}
+
+# The suites whose server comes from Debian's archive (deb_server_from,
+# scripts/lib-deb.sh): only the extension is built, against the suite's own
+# server headers.  Patched servers for such a suite would be built as
+# bookworm's are, from the suite's own postgresql-NN source, with the
+# patches of patches/pgNN; the suite would then be "build".
+archive_main() {
+	local p
+	for p in "${parts[@]}"; do
+		[ "$p" = extension ] && continue
+		echo "build-deb: $deb_suite: no $p packages are built; its server is postgresql-$deb_pg_major from Debian's archive (only: extension)" >&2
+		exit 2
+	done
+	parts=(extension)
+	log() { echo "build-deb: $*" >&2; }
+	trap chroot_umount_all EXIT
+	# one build at a time per cache, whatever the suite
+	exec 8>"$deb_cache/.lock-build"
+	flock 8
+	install_host_packages dpkg-dev debootstrap zstd ca-certificates
+	archive_compute_keys
+	if [ "$print_dirs" = 1 ]; then
+		printf 'extension=%s\n' "$ext_dir"
+		exit 0
+	fi
+	summary=()
+	build_archive_extension
+	prune_old_archive_packages
+	log "packages:"
+	log "  extension ($(cat "$ext_dir/build-time")): $ext_dir"
+	for p in "$ext_dir"/*.deb; do log "    $(basename "$p")"; done
+	for p in "${summary[@]}"; do log "$p"; done
+	[ "$print_dirs" != 2 ] || printf 'extension=%s\n' "$ext_dir"
+}
+
+# The archive's versions of what the extension is built against, and the
+# cache directory they and the extension's sources key.  The package is
+# versioned VERSION+SUITE1 (1.5-1+trixie1): its source package differs from
+# bookworm's in debian/ (control, pgversions, tests), and the 1 leaves room
+# for a rebuild.
+archive_compute_keys() {
+	local recipe key
+	suite_index_update
+	dev_ver=$(suite_candidate "postgresql-server-dev-$deb_pg_major")
+	common_dev_ver=$(suite_candidate postgresql-common-dev)
+	ext_upstream=$(sed -n "s/^default_version *= *'\(.*\)'.*/\1/p" "$repo/walscale.control")
+	ext_ver=$(dpkg-parsechangelog -l "$repo/debian/changelog" -S Version)
+	case "$ext_ver" in
+		"$ext_upstream"-*) ;;
+		*) echo "build-deb: debian/changelog is at $ext_ver, walscale.control at $ext_upstream: add a changelog entry" >&2; exit 1 ;;
+	esac
+	ext_suite_ver="$ext_ver+${deb_suite}1"
+	build_pkgs="build-essential debhelper postgresql-server-dev-$deb_pg_major=$dev_ver postgresql-common-dev=$common_dev_ver"
+	recipe="nocheck noddebs $deb_suite archive $build_pkgs"
+	key=$( { echo "$recipe source+binary $ext_suite_ver"; cd "$repo" && ext_files | sort |
+		xargs -I{} find {} -type f | sort | xargs sha256sum; } | sha256sum | cut -c1-12)
+	ext_dir="$deb_cache/pkg/postgresql-$deb_pg_major-walscale_${ext_suite_ver}-$key"
+}
+
+# The chroot the extension is built in: the suite's base system with the
+# build's dependencies at the versions the key names.  One is kept per
+# suite: a newer minor release in the archive replaces it.
+archive_build_chroot_tarball() {
+	local base key tarball root start
+	base=$(base_tarball)
+	key=$(echo "$(basename "$base") $build_pkgs" | sha256sum | cut -c1-12)
+	tarball="$deb_cache/chroot/$deb_suite-extbuild-$key.tar.zst"
+	if [ ! -f "$tarball" ]; then
+		start=$(date +%s)
+		log "making the $deb_suite build chroot ($build_pkgs)"
+		root="$deb_cache/scratch/extbuild-chroot-$deb_suite"
+		chroot_new "$root" "$base"
+		# shellcheck disable=SC2086 # one package a word
+		{
+			in_chroot "$root" apt-get update -qq &&
+			in_chroot "$root" apt-get install -y -qq $build_pkgs &&
+			in_chroot "$root" apt-get clean
+		} >"$root.log" 2>&1 || {
+			tail -n 30 "$root.log" >&2
+			echo "build-deb: installing the build's dependencies in the $deb_suite chroot failed" >&2
+			exit 1
+		}
+		chroot_umount_all
+		tar -C "$root" -I 'zstd -T2' -cf "$tarball.tmp" .
+		mv "$tarball.tmp" "$tarball"
+		rm -rf "$root" "$root.log"
+		find "$deb_cache/chroot" -maxdepth 1 -name "$deb_suite-extbuild-*.tar.zst" ! -path "$tarball" -delete
+		log "$deb_suite build chroot made in $(elapsed "$start")"
+	fi
+	echo "$tarball"
+}
+
+# postgresql-NN-walscale for the suite, from the same sources as bookworm's
+# package, with debian/ made for the suite's PostgreSQL in the build's copy
+# (the repository's debian/ stays bookworm's, so that bookworm's package and
+# its key do not change): debian/pgversions names NN, pg_buildext
+# updatecontrol writes debian/control from debian/control.in, as Debian's
+# extension packages do, the autopkgtest load test starts NN's server, and a
+# changelog entry gives the suite's version.  The source package is kept
+# beside the binary one, as bookworm's.
+build_archive_extension() {
+	local work root tarball start src date left upstream=${ext_ver%-*}
+	if [ -f "$ext_dir/.complete" ]; then
+		log "postgresql-$deb_pg_major-walscale $ext_suite_ver is built: $ext_dir"
+		return
+	fi
+	tarball=$(archive_build_chroot_tarball)
+	start=$(date +%s)
+	log "building postgresql-$deb_pg_major-walscale $ext_suite_ver for $deb_suite against postgresql-server-dev-$deb_pg_major $dev_ver"
+	work="$deb_cache/scratch/extension-$deb_suite"
+	chroot_umount_under "$work"
+	rm -rf "$work" "$ext_dir.tmp"
+	mkdir -p "$ext_dir.tmp"
+	root="$work/root"
+	chroot_new "$root" "$tarball"
+	src="$root/build/walscale"
+	mkdir -p "$src"
+	(cd "$repo" && ext_files | xargs cp -a -t "$src/")
+	echo "$deb_pg_major" >"$src/debian/pgversions"
+	sed -i "s/postgresql-18/postgresql-$deb_pg_major/g; s/-v 18 /-v $deb_pg_major /g" \
+		"$src/debian/tests/load" "$src/debian/tests/control"
+	if left=$(grep -n 'postgresql-18\|-v 18 ' "$src/debian/tests/load" "$src/debian/tests/control"); then
+		echo "$left" >&2
+		echo "build-deb: debian/tests still names PostgreSQL 18 for $deb_suite (above)" >&2
+		exit 1
+	fi
+	# the entry's date is the newest one's, so that the source package
+	# depends on its inputs alone
+	date=$(dpkg-parsechangelog -l "$repo/debian/changelog" -S Date)
+	{
+		echo "walscale ($ext_suite_ver) $deb_suite; urgency=medium"
+		echo
+		echo "  * postgresql-$deb_pg_major-walscale for $deb_suite, built against its"
+		echo "    postgresql-server-dev-$deb_pg_major $dev_ver."
+		echo
+		echo " -- walscale packaging <walscale@localhost>  $date"
+		echo
+		cat "$repo/debian/changelog"
+	} >"$src/debian/changelog"
+	if ! {
+		in_chroot "$root" tar -C /build --exclude=walscale/debian -czf "/build/walscale_$upstream.orig.tar.gz" walscale &&
+		in_chroot "$root" sh -c 'cd /build/walscale && pg_buildext updatecontrol' &&
+		in_chroot "$root" env DEB_BUILD_OPTIONS="nocheck noddebs" \
+			sh -c 'cd /build/walscale && dpkg-buildpackage -uc -us'
+	} >"$work/build.log" 2>&1; then
+		build_failed "$work" 40 "postgresql-$deb_pg_major-walscale for $deb_suite"
+	fi
+	[ -f "$root/build/postgresql-$deb_pg_major-walscale_${ext_suite_ver}_$(dpkg --print-architecture).deb" ] || {
+		ls "$root/build" >&2
+		echo "build-deb: the build made no postgresql-$deb_pg_major-walscale $ext_suite_ver package (above)" >&2
+		exit 1
+	}
+	cp "$root"/build/walscale_*.dsc "$root"/build/walscale_*.tar.* "$ext_dir.tmp/"
+	keep_build "$root" "$work" "$ext_dir" "$start" "postgresql-$deb_pg_major-walscale $ext_suite_ver for $deb_suite"
+}
+
+# Keep the newest WALSCALE_CACHE_KEEP (default 2) builds of the suite's
+# package, and always the one this run uses.
+prune_old_archive_packages() {
+	local keep=${WALSCALE_CACHE_KEEP:-2} old
+	[[ "$keep" =~ ^[1-9][0-9]*$ ]] || { echo "build-deb: WALSCALE_CACHE_KEEP must be a positive integer" >&2; return 1; }
+	while read -r old; do
+		case "$old" in "" | "$ext_dir") continue ;; esac
+		log "pruning the older build $old"
+		rm -rf "$old"
+	done < <(find "$deb_cache/pkg" -mindepth 1 -maxdepth 1 -type d ! -name '*.tmp' \
+			-name "postgresql-$deb_pg_major-walscale_*+${deb_suite}[0-9]*" -printf '%T@ %p\n' |
+		sort -rn | tail -n +$((keep + 1)) | cut -d' ' -f2-)
 }
 
 main "$@"

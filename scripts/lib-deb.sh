@@ -6,7 +6,8 @@
 #                       cached (default /var/cache/walscale/deb as root)
 #   DEB_MIRROR          Debian mirror for debootstrap and the chroots' apt
 #                       (default http://deb.debian.org/debian)
-#   DEB_SUITE           the suite the packages are built for (default bookworm)
+#   DEB_SUITE           the suite the packages are built for (default bookworm;
+#                       make's DIST sets it): bookworm or trixie, below
 
 if [ "$(id -u)" != 0 ]; then
 	echo "${0##*/}: must run as root (debootstrap and chroot need it)" >&2
@@ -18,6 +19,17 @@ fi
 deb_cache=${WALSCALE_DEB_CACHE:-${WALSCALE_CACHE:-/var/cache/walscale}/deb}
 deb_mirror=${DEB_MIRROR:-http://deb.debian.org/debian}
 deb_suite=${DEB_SUITE:-bookworm}
+# What is packaged for each suite.  deb_pg_major: the PostgreSQL major
+# version.  deb_server_from: "build", the server packages are built here
+# from Debian's source, patched and stock (bookworm, whose own PostgreSQL
+# is 15, too old); "archive", the suite's own server from Debian's archive
+# is used as it is and only the extension is built, which runs there in
+# observe mode (trixie, whose own PostgreSQL is 17).  Building the patched
+# 17 for trixie would make it "build" with a major version of 17.
+case "$deb_suite" in
+	trixie) deb_pg_major=17 deb_server_from=archive ;;
+	*) deb_pg_major=18 deb_server_from=build ;;
+esac
 # every heavy command shares the CPUs politely
 nice_cmd=(nice -n 19 ionice -c3)
 mkdir -p "$deb_cache/src" "$deb_cache/chroot" "$deb_cache/pkg" "$deb_cache/scratch"
@@ -56,6 +68,53 @@ base_tarball() {
 		rm -rf "$tmp" "$tmp.log"
 	fi
 	echo "$tarball"
+}
+
+# apt on the host, on an index of $deb_suite's binary packages kept in the
+# cache apart from the host's own (which it never touches): the versions the
+# archive offers the chroots now, known without making one.  Its suites are
+# those chroot_new gives the chroots.
+suite_apt_dir="$deb_cache/apt/$deb_suite"
+suite_apt() {
+	local cmd=$1
+	shift
+	"$cmd" -o Dir::Etc::SourceList="$suite_apt_dir/sources.list" \
+		-o Dir::Etc::SourceParts="$suite_apt_dir/empty" \
+		-o Dir::Etc::Preferences=/dev/null -o Dir::Etc::PreferencesParts="$suite_apt_dir/empty" \
+		-o Dir::State="$suite_apt_dir/state" -o Dir::State::status="$suite_apt_dir/status" \
+		-o Dir::Cache="$suite_apt_dir/cache" "$@"
+}
+
+# Refresh that index (a few seconds once it exists); when the archive cannot
+# be reached, an index made before still serves, with a warning.
+suite_index_update() {
+	mkdir -p "$suite_apt_dir/empty" "$suite_apt_dir/state/lists/partial" \
+		"$suite_apt_dir/cache/archives/partial"
+	touch "$suite_apt_dir/status"
+	cat >"$suite_apt_dir/sources.list" <<SRC
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $deb_mirror $deb_suite main
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $deb_mirror $deb_suite-updates main
+SRC
+	if ! suite_apt apt-get update -qq >"$suite_apt_dir/update.log" 2>&1; then
+		if [ -f "$suite_apt_dir/.complete" ]; then
+			echo "${0##*/}: could not refresh the $deb_suite index (log: $suite_apt_dir/update.log); using the one of $(date -r "$suite_apt_dir/.complete" -R)" >&2
+			return 0
+		fi
+		cat "$suite_apt_dir/update.log" >&2
+		echo "${0##*/}: could not read $deb_suite's package index from $deb_mirror" >&2
+		exit 1
+	fi
+	touch "$suite_apt_dir/.complete"
+}
+
+# The version of package $1 that a $deb_suite chroot would install now.
+suite_candidate() {
+	local v
+	v=$(suite_apt apt-cache policy "$1" 2>/dev/null | sed -n 's/^  Candidate: //p')
+	case "$v" in
+		"" | "(none)") echo "${0##*/}: $deb_suite has no package $1" >&2; exit 1 ;;
+	esac
+	echo "$v"
 }
 
 # Host tools the scripts need (never a PostgreSQL package).

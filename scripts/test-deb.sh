@@ -24,6 +24,12 @@ set -euo pipefail
 
 . "$(dirname "$0")/lib-deb.sh"
 
+# a suite whose server is Debian's own from the archive (DEB_SUITE=trixie)
+# has a test of its own: no server packages are built for it
+if [ "$deb_server_from" = archive ]; then
+	exec "$repo/scripts/test-deb-archive.sh" "$@"
+fi
+
 log() { echo "test-deb: $*"; }
 fail() {
 	echo "test-deb: FAILED: $*" >&2
