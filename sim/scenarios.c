@@ -207,17 +207,19 @@ static const Scenario scenarios[] = {
  *
  * Where it is noise, four times the model time halves the spread; at 16
  * CPUs and 200 clients it halves less, some of it slower than a window.
- * So 1.28 s up to 16 CPUs, about 1.3% at the best count;
- * beyond, 0.32 s: about 1.0% and 1.3% at 32 and 128 locks on 96 CPUs, 0.2%
- * and 1.3% at 16 and 128 on 480 (interpolated).  Each is a power-of-two
- * multiple of the ten 4-ms slices of the 40 ms a window had before.  Twice
- * as long would reach the extrapolated 1.1% at every best count for twice
- * the CPU, which this project's 2-core machine does not have for the 18
- * runs: auto mode's hour costs 0.3 (16 CPUs) to 1 (96) CPU second per
- * second of model time.  Fewer locks than the best stay noisier at 16 CPUs
- * and 2000 clients (4.0% at 16 locks, 3.4% at 64, at 640 ms): backends pile
- * up behind preempted holders, stalls of up to 65 ms that only a window of
- * seconds of model time averages out.
+ * So 1.28 s up to 16 CPUs, about 1.3% at the best count; beyond, 0.32 s,
+ * about 1.0% and 1.3% at 32 and 128 locks on 96 CPUs, 0.2% and 1.3% at 16
+ * and 128 on 480 (interpolated; the controller table's runs gave 1.00%,
+ * 1.24% and 0.24% at the best counts of 16, 96 and 480 CPUs,
+ * sim/window_spread.py).  Each is a power-of-two multiple of the ten 4-ms
+ * slices of the 40 ms a window had before.  Auto mode's hour costs 0.3 (16
+ * CPUs) to 1 (96) CPU second per second of model time, 1738 s of CPU for
+ * the 18 runs; twice as long at 16 CPUs (2.56 s, 1.06%) would double that
+ * there and moved none of the rows that miss (sim/README.md).  Fewer locks
+ * than the best stay noisier at 16 CPUs and 2000 clients (4.0% at 16
+ * locks, 3.4% at 64, at 640 ms): backends pile up behind preempted
+ * holders, stalls of up to 65 ms that only a window of seconds of model
+ * time averages out.
  *
  * window_stretch multiplies it (SIM_WINDOW_STRETCH), window_fixed_s replaces
  * it at every CPU count (SIM_WINDOW_MS), sweep_stretch multiplies the
