@@ -4,9 +4,12 @@
 # the tables and plots under sim/results/.  Every figure is simulated.
 # SIMULATE_STRICT=1 makes a missed prediction target or controller goal an
 # error; by default they are reported in the summary line.
+# SIMULATE_CONTROLLER_ONLY=1 runs the controller table alone (no validation,
+# no costs); SIMULATE_CPUS ("96 480 16") and SIMULATE_SCENARIOS (every one;
+# names as walscale_sim list gives them) choose its runs.
 set -euo pipefail
 sim=$(cd "$(dirname "$0")" && pwd)
-res=$sim/results
+res=${SIMULATE_RESULTS:-$sim/results}
 bin=$sim/walscale_sim
 start=$(date +%s)
 
@@ -22,16 +25,21 @@ if commit=$(git -C "$rules" rev-parse --short HEAD 2>/dev/null); then
 	fi
 fi
 mkdir -p "$res"
-rm -f "$res"/*.csv "$res"/*.svg "$res"/part-*.md
+rm -f "$res"/*.csv "$res"/*.svg "$res"/part-*.md "$res"/cpu-times.txt
 
 # one job per scenario and CPU count, the costliest first, two at a time
 # for two cores; each is deterministic on its own.  Exit status 1 is a
 # missed goal; anything else a failure.
+only=${SIMULATE_CONTROLLER_ONLY:-0}
 jobs=$(
-	echo validate
-	echo costs
-	for cpus in 96 480 16; do
-		"$bin" list | sed "s/^/scenarios $cpus /"
+	if [ "$only" != 1 ]; then
+		echo validate
+		echo costs
+	fi
+	for cpus in ${SIMULATE_CPUS:-96 480 16}; do
+		for sc in ${SIMULATE_SCENARIOS:-$("$bin" list)}; do
+			echo "scenarios $cpus $sc"
+		done
 	done
 )
 run_job() {
@@ -41,6 +49,11 @@ run_job() {
 		scenarios) "$bin" scenarios "$res/part-$2-$3.md" "$res" "$2" "$3" ;;
 	esac
 	rc=$?
+	# the job's CPU time, user and system, as bash's times has it (not in a
+	# subshell, whose times start again)
+	times >"$res/times.$$"
+	echo "$* $(tail -1 "$res/times.$$")" >>"$res"/cpu-times.txt
+	rm -f "$res/times.$$"
 	[ "$rc" -le 1 ] || echo "simulate: '$*' failed ($rc)" >&2
 	[ "$rc" -le 1 ]
 }
@@ -62,28 +75,39 @@ fi
 	echo
 	echo "Decision code: $rules_id (sha256 of the .c and .h, first 12 digits)."
 	echo
-	echo "All figures simulated. Auto mode's hour is ${SIM_WINDOWS_PER_HOUR:-360} windows of $((3600 / ${SIM_WINDOWS_PER_HOUR:-360})) s, the fixed counts' ${SIM_SWEEP_WINDOWS_PER_HOUR:-60} of $((3600 / ${SIM_SWEEP_WINDOWS_PER_HOUR:-60})) s, each window 40 ms of model time. start/best and max/best: the fixed count at auto mode's start and at its maximum, over the best fixed count. Goals: auto/best >= 0.95; changes per hour under steady load <= log2(max) + 2; in (d) no grow past the knee (the fewest locks within 2% of the best fixed count) or the start, whichever is more, kept for 600 s or more."
+	windows=$(for cpus in ${SIMULATE_CPUS:-96 480 16}; do
+		echo "$("$bin" window "$cpus") ms at $cpus CPUs"
+	done | sort -t' ' -k4n | paste -sd, - | sed 's/,/, /g')
+	echo "All figures simulated. Auto mode's hour is ${SIM_WINDOWS_PER_HOUR:-360} windows of $((3600 / ${SIM_WINDOWS_PER_HOUR:-360})) s, each of model time $windows; the fixed counts' ${SIM_SWEEP_WINDOWS_PER_HOUR:-60} of $((3600 / ${SIM_SWEEP_WINDOWS_PER_HOUR:-60})) s, each $(awk -v k="${SIM_SWEEP_WINDOW_STRETCH:-1}" 'BEGIN { print 40 * k }') ms. start/best and max/best: the fixed count at auto mode's start and at its maximum, over the best fixed count. Goals: auto/best >= 0.95; changes per hour under steady load <= log2(max) + 2; in (d) no grow past the knee (the fewest locks within 2% of the best fixed count) or the start, whichever is more, kept for 600 s or more."
 } >"$res"/controller.md
 rm -f "$res"/part-*.md
 
 python3 "$sim"/plot.py "$res"
 
-echo "== Validation (simulated) =="
-cat "$res"/validation.md
-echo
-echo "== What taking every lock costs (simulated) =="
-cat "$res"/costs.md
-echo
+if [ "$only" != 1 ]; then
+	echo "== Validation (simulated) =="
+	cat "$res"/validation.md
+	echo
+	echo "== What taking every lock costs (simulated) =="
+	cat "$res"/costs.md
+	echo
+fi
 echo "== Auto mode in the loop (simulated) =="
 cat "$res"/controller.md
 echo
 
-summary=$(sed -n 's/^Summary: //p' "$res"/validation.md)
-misses_v=$(grep -c '| \*\*no\*\* |' "$res"/validation.md || true)
+summary="not run"
+misses_v=0
+if [ "$only" != 1 ]; then
+	summary=$(sed -n 's/^Summary: //p' "$res"/validation.md)
+	misses_v=$(grep -c '| \*\*no\*\* |' "$res"/validation.md || true)
+fi
 runs=$(grep -c '^| (' "$res"/controller.md || true)
 misses_c=$(grep -c 'goal missed' "$res"/controller.md || true)
 secs=$(($(date +%s) - start))
-echo "simulate: validation: ${summary%.}; controller $((runs - misses_c))/$runs runs met every goal; ${secs}s (all figures simulated)"
+cpu=$(awk '{ for (i = NF - 1; i <= NF; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } }
+	END { printf "%.0f", t }' "$res"/cpu-times.txt)
+echo "simulate: validation: ${summary%.}; controller $((runs - misses_c))/$runs runs met every goal; ${secs}s, ${cpu}s of CPU (all figures simulated)"
 if [ "${SIMULATE_STRICT:-0}" = 1 ] && [ $((misses_v + misses_c)) -gt 0 ]; then
 	exit 1
 fi

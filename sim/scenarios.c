@@ -7,16 +7,17 @@
  * Auto mode's hour of a scenario is WINDOWS_PER_HOUR windows of window_s =
  * 10 s each, as on a server with walscale.auto_interval's default; the
  * fixed counts of the sweep run SWEEP_WINDOWS_PER_HOUR windows of 60 s.
- * Each window is simulated as WINDOW_MODEL_S of model time, ten 4-ms time
- * slices at every CPU count.  The server's state runs on from one window
- * to the next; the counts the rules see are scaled up to the seconds the
- * window stands for, and the scenario's clock (loads, checkpoints'
- * full-page images) runs that many seconds per window.  What is compressed
- * is the time a window stands for, not a window's length in model time
- * below ten time slices.  The price: a window's figures are those of 40 ms
- * of model time, with the noise of that many transactions, and the model's
- * own slow transients last windows instead of a part of one
- * (sim/README.md).
+ * Each of auto mode's windows is simulated as auto_window_model_s() of
+ * model time, 1.28 or 0.32 s by CPU count, long enough that two windows at
+ * the best count differ about as much as two real windows of 10 s are
+ * expected to; each of the sweep's as SWEEP_WINDOW_MODEL_S, 40 ms, whose
+ * noise only the mean over a run's 60 sees.  The server's state runs on
+ * from one window to the next; the counts the rules see are scaled up to
+ * the seconds the window stands for, and the scenario's clock (loads,
+ * checkpoints' full-page images) runs that many seconds per window.  What
+ * is compressed is the time a window stands for.  The price: a window's
+ * figures are those of a fraction of its seconds, and the model's own slow
+ * transients weigh more on a window than on a server's (sim/README.md).
  *
  * Only the public functions of walscale_auto_rules.h are called, with the
  * figures of AutoWindowFigures, so that a rewrite of the rules needs a
@@ -40,7 +41,7 @@
 
 #define WINDOWS_PER_HOUR	360 /* walscale.auto_interval's 10 s */
 #define SWEEP_WINDOWS_PER_HOUR	60
-#define WINDOW_MODEL_S		0.04	/* ten 4-ms time slices */
+#define SWEEP_WINDOW_MODEL_S	0.04	/* ten 4-ms time slices */
 #define STOCK_LOCKS		8		/* XLOG_INSERT_LOCKS_DEFAULT */
 #define CORE_MAX_LOCKS	1024	/* XLOG_INSERT_LOCKS_MAX */
 #define DBA_MIN_LOCKS	8		/* walscale.auto_min_locks' default */
@@ -187,16 +188,57 @@ static const Scenario scenarios[] = {
 };
 
 /*
- * Model time per window: WINDOW_MODEL_S, window_stretch times (1 unless
- * scenarios_set_window_stretch() says otherwise), to see what the
- * compression does.
+ * Model time of one of auto mode's windows, by CPU count.  The rules judge
+ * a change against the spread of a window's rate from the next at one
+ * count, so a window must be no noisier than a server's.  On the 16-vCPU
+ * machine (sim/real_spread.py on bench/results/2026-12-04-device16-sweep-cpu,
+ * measured) two adjacent windows differ, as the rms of the log of their
+ * ratio, by 3.5% at 1 s and 2.9% at 2 s, and by 1.1% at 10 s if its seconds
+ * are independent (extrapolated).  Two of the model's windows at a fixed
+ * count (walscale_sim spread, simulated) differ by:
+ *
+ *	16 CPUs, 200 clients, 128 locks (the best): 4.3% at 40 ms, 1.6% at
+ *	160 ms, 1.5% at 640 ms, 1.1% at 2.56 s; 2000 clients at 64 locks 12.8%,
+ *	6.2%, 3.4%, 2.1%, at 128 locks 0.2% at 40 ms.
+ *	96 CPUs, 2000 clients: 32 locks (the best) 2.7%, 1.4%, 0.7% at 40, 160,
+ *	640 ms; 128 locks 4.0%, 1.9%, 0.8%.
+ *	480 CPUs, 2000 clients: 16 locks (the best) 0.3%, 0.2%, 0.1% at 40, 160,
+ *	640 ms; 128 locks 3.0%, 1.8%, 0.8%.
+ *
+ * Where it is noise, four times the model time halves the spread; at 16
+ * CPUs and 200 clients it halves less, some of it slower than a window.
+ * So 1.28 s up to 16 CPUs, about 1.3% at the best count; beyond, 0.32 s,
+ * about 1.0% and 1.3% at 32 and 128 locks on 96 CPUs, 0.2% and 1.3% at 16
+ * and 128 on 480 (interpolated; the controller table's runs gave 1.00%,
+ * 1.24% and 0.24% at the best counts of 16, 96 and 480 CPUs,
+ * sim/window_spread.py).  Each is a power-of-two multiple of the ten 4-ms
+ * slices of the 40 ms a window had before.  Auto mode's hour costs 0.3 (16
+ * CPUs) to 1 (96) CPU second per second of model time, 1738 s of CPU for
+ * the 18 runs; twice as long at 16 CPUs (2.56 s, 1.06%) would double that
+ * there and moved none of the rows that miss (sim/README.md).  Fewer locks
+ * than the best stay noisier at 16 CPUs and 2000 clients (4.0% at 16
+ * locks, 3.4% at 64, at 640 ms): backends pile up behind preempted
+ * holders, stalls of up to 65 ms that only a window of seconds of model
+ * time averages out.
+ *
+ * window_stretch multiplies it (SIM_WINDOW_STRETCH), window_fixed_s replaces
+ * it at every CPU count (SIM_WINDOW_MS), sweep_stretch multiplies the
+ * sweep's (SIM_SWEEP_WINDOW_STRETCH).
  */
 static double window_stretch = 1.0;
+static double window_fixed_s = 0.0;
+static double sweep_stretch = 1.0;
 
 void
-scenarios_set_window_stretch(double stretch)
+scenarios_set_window_stretch(double stretch, double fixed_ms,
+							 double sweep)
 {
-	window_stretch = stretch;
+	if (stretch > 0)
+		window_stretch = stretch;
+	if (fixed_ms > 0)
+		window_fixed_s = fixed_ms / 1e3;
+	if (sweep > 0)
+		sweep_stretch = sweep;
 }
 
 void
@@ -208,10 +250,24 @@ scenarios_set_windows_per_hour(int n, int sweep_n)
 		sweep_window_s = 3600.0 / sweep_n;
 }
 
-static double
-window_model_s(int cpus)
+double
+auto_window_model_s(int cpus)
 {
-	return WINDOW_MODEL_S * window_stretch;
+	double		s;
+
+	if (window_fixed_s > 0)
+		s = window_fixed_s;
+	else if (cpus <= 16)
+		s = 1.28;
+	else
+		s = 0.32;
+	return s * window_stretch;
+}
+
+static double
+sweep_window_model_s(void)
+{
+	return SWEEP_WINDOW_MODEL_S * sweep_stretch;
 }
 
 /* ---- one run ---- */
@@ -257,16 +313,16 @@ typedef struct RunResult
 
 /*
  * Run sc at cpus, with auto mode (fixed_locks 0) or a fixed count, for
- * nwindows windows of win_s seconds (0: the whole scenario) after warm_s of
- * model time at the first window's load.
+ * nwindows windows of win_s seconds (0: the whole scenario), each model_s of
+ * model time, after warm_s of model time at the first window's load.
  * A fixed count may run its first pre_windows windows, after the warm-up at
  * the fixed count, at pre_locks instead (0: none), to see how long the count
  * before weighs on it.
  */
 static void
 run_one(const Scenario *sc, int cpus, int fixed_locks, double win_s,
-		int nwindows, double warm_s, int pre_locks, int pre_windows,
-		RunResult *res)
+		double model_s, int nwindows, double warm_s, int pre_locks,
+		int pre_windows, RunResult *res)
 {
 	SimParams	p;
 	Sim		   *sim;
@@ -275,7 +331,7 @@ run_one(const Scenario *sc, int cpus, int fixed_locks, double win_s,
 	int			max = walscale_rules_max_locks(cpus, STOCK_LOCKS, CORE_MAX_LOCKS);
 	int			min = walscale_rules_min_locks(DBA_MIN_LOCKS, max);
 	int			locks;
-	double		s = window_model_s(cpus);
+	double		s = model_s;
 	double		scale = win_s / s;
 	double		sum = 0;
 	static uint64 lock_acq[SIM_MAX_LOCKS];
@@ -458,10 +514,12 @@ run_scenarios(FILE *out, const char *dir, const int *cpus, int ncpus,
 			char		settled[32] = "never changed";
 			bool		miss = false;
 
-			run_one(sc, n, 0, window_s, 0, WARM_S, 0, 0, &autorun);
+			run_one(sc, n, 0, window_s, auto_window_model_s(n), 0, WARM_S,
+					0, 0, &autorun);
 			for (int l = walscale_rules_min_locks(DBA_MIN_LOCKS, max); l <= max; l *= 2)
 			{
-				run_one(sc, n, l, sweep_window_s, 0, WARM_S, 0, 0, &fixed);
+				run_one(sc, n, l, sweep_window_s, sweep_window_model_s(), 0,
+						WARM_S, 0, 0, &fixed);
 				sweep[nsweep] = fixed.tps;
 				sweep_locks[nsweep++] = l;
 				if (l == start)
@@ -557,9 +615,10 @@ run_history(FILE *out, const char *name, int cpus, int pre_locks,
 	if (sc == NULL)
 		return 2;
 	nwin = (int) (sc->duration_s / window_s);
-	run_one(sc, cpus, locks, window_s, 0, WARM_S, 0, 0, &direct);
-	run_one(sc, cpus, locks, window_s, 0, WARM_S, pre_locks, pre_windows,
-			&after);
+	run_one(sc, cpus, locks, window_s, auto_window_model_s(cpus), 0, WARM_S,
+			0, 0, &direct);
+	run_one(sc, cpus, locks, window_s, auto_window_model_s(cpus), 0, WARM_S,
+			pre_locks, pre_windows, &after);
 	fprintf(out, "simulated: %s, %d CPUs, %d locks: mean tps per %d windows (%.0f s)\n",
 			sc->title, cpus, locks, HISTORY_BLOCK, HISTORY_BLOCK * window_s);
 	fprintf(out, "| windows | from the start | after %d windows at %d locks |\n",
@@ -610,7 +669,8 @@ run_spread(FILE *out, const char *name, int cpus, int locks, int nwindows,
 
 	if (sc == NULL || nwindows < 3)
 		return 2;
-	run_one(sc, cpus, locks, window_s, nwindows, WARM_S, 0, 0, &run);
+	run_one(sc, cpus, locks, window_s, auto_window_model_s(cpus), nwindows,
+			WARM_S, 0, 0, &run);
 	n = run.windows;
 	for (int w = 0; w < n; w++)
 	{
@@ -630,7 +690,7 @@ run_spread(FILE *out, const char *name, int cpus, int locks, int nwindows,
 	}
 	mean = sum / n;
 	fprintf(out, "| %s | %d | %d | %.2f ms | %d | %.1f | %.2f%% | %.2f%% | %.0f%% |\n",
-			sc->name, cpus, locks, window_model_s(cpus) * 1e3, n, mean,
+			sc->name, cpus, locks, auto_window_model_s(cpus) * 1e3, n, mean,
 			100.0 * sqrt(Max(sum2 / n - mean * mean, 0)) / mean,
 			100.0 * sqrt(Max(lsum2 / (n - 1) - (lsum / (n - 1)) * (lsum / (n - 1)), 0)),
 			100.0 * above / (n - 1));

@@ -23,7 +23,9 @@ extern int	run_history(FILE *out, const char *name, int cpus, int pre_locks,
 extern int	run_spread(FILE *out, const char *name, int cpus, int locks,
 					   int nwindows, double margin, bool print_windows);
 extern void list_scenarios(FILE *out);
-extern void scenarios_set_window_stretch(double stretch);
+extern void scenarios_set_window_stretch(double stretch, double fixed_ms,
+										 double sweep);
+extern double auto_window_model_s(int cpus);
 extern void scenarios_set_windows_per_hour(int n, int sweep_n);
 extern int	run_scenarios(FILE *out, const char *dir, const int *cpus,
 						  int ncpus, const char *only);

@@ -12,8 +12,11 @@
  *		walscale_sim costs
  *		walscale_sim history NAME CPUS PRE_LOCKS PRE_WINDOWS LOCKS
  *		walscale_sim spread NAME CPUS LOCKS WINDOWS MARGIN
+ *		walscale_sim window CPUS	(auto mode's window, ms of model time)
  *
- * SIM_WINDOW_STRETCH=K runs each window for K times its model time;
+ * SIM_WINDOW_STRETCH=K runs each of auto mode's windows for K times its
+ * model time, SIM_WINDOW_MS=M for M ms at every CPU count;
+ * SIM_SWEEP_WINDOW_STRETCH=K each of the fixed counts' K times its 40 ms;
  * SIM_WINDOWS_PER_HOUR and SIM_SWEEP_WINDOWS_PER_HOUR set how many windows
  * an hour has for auto mode and for the fixed counts; SIM_POS_BETA the
  * slope of insertpos_lck's hand-over;
@@ -49,8 +52,15 @@ open_out(const char *path)
 int
 main(int argc, char **argv)
 {
-	/* SIM_WINDOW_STRETCH: each window K times the model time (default 1) */
+	/*
+	 * SIM_WINDOW_STRETCH: each of auto mode's windows K times its model time
+	 * (default 1); SIM_WINDOW_MS: that many ms of model time instead, at
+	 * every CPU count; SIM_SWEEP_WINDOW_STRETCH: the fixed counts' windows
+	 * K times theirs
+	 */
 	const char *stretch = getenv("SIM_WINDOW_STRETCH");
+	const char *window_ms = getenv("SIM_WINDOW_MS");
+	const char *sweep_stretch = getenv("SIM_SWEEP_WINDOW_STRETCH");
 
 	/*
 	 * SIM_WINDOWS_PER_HOUR: auto mode's windows in an hour of a scenario
@@ -59,13 +69,19 @@ main(int argc, char **argv)
 	const char *per_hour = getenv("SIM_WINDOWS_PER_HOUR");
 	const char *sweep_per_hour = getenv("SIM_SWEEP_WINDOWS_PER_HOUR");
 
-	if (stretch != NULL && atof(stretch) > 0)
-		scenarios_set_window_stretch(atof(stretch));
+	scenarios_set_window_stretch(stretch != NULL ? atof(stretch) : 0,
+								 window_ms != NULL ? atof(window_ms) : 0,
+								 sweep_stretch != NULL ? atof(sweep_stretch) : 0);
 	scenarios_set_windows_per_hour(per_hour != NULL ? atoi(per_hour) : 0,
 								   sweep_per_hour != NULL ? atoi(sweep_per_hour) : 0);
 	if (argc == 2 && strcmp(argv[1], "list") == 0)
 	{
 		list_scenarios(stdout);
+		return 0;
+	}
+	if (argc == 3 && strcmp(argv[1], "window") == 0)
+	{
+		printf("%.0f\n", auto_window_model_s(atoi(argv[2])) * 1e3);
 		return 0;
 	}
 	if (argc == 2 && strcmp(argv[1], "costs") == 0)
