@@ -141,15 +141,24 @@ if ($mode eq 'parse')
 	exit 0;
 }
 
-# The major version of a PostgreSQL source tree, from the pg_config.h that
-# configure wrote into it; undef where there is none (a tree not configured).
+# The major version of a PostgreSQL source tree: from the pg_config.h that
+# configure wrote into a built tree, else from configure.ac's AC_INIT or
+# meson.build's version, which every tree has, configured or not; undef
+# where none says.
 sub tree_major_version
 {
 	my ($tree) = @_;
-	open(my $h, '<', "$tree/src/include/pg_config.h") or return undef;
-	while (my $l = <$h>)
+	my @sources = (
+		[ 'src/include/pg_config.h', qr/^#define PG_MAJORVERSION "(\d+)"/ ],
+		[ 'configure.ac', qr/^AC_INIT\(\[PostgreSQL\], \[(\d+)/ ],
+		[ 'meson.build', qr/^\s*version: '(\d+)/ ]);
+	foreach my $s (@sources)
 	{
-		return $1 if $l =~ /^#define PG_MAJORVERSION "(\d+)"/;
+		open(my $h, '<', "$tree/$s->[0]") or next;
+		while (my $l = <$h>)
+		{
+			return $1 if $l =~ $s->[1];
+		}
 	}
 	return undef;
 }
