@@ -46,7 +46,9 @@
  * window's rate to the one before, over windows in a row at one number and
  * load.  For two independent windows of deviation s it is 2 s / sqrt(pi).
  * It starts at AUTO_SPREAD_START, 10%, high: until the worker has measured
- * the noise, it assumes much, and its first trials are long.
+ * the noise, it assumes much, and its first trials are long.  The load (the
+ * active backends, below) has a spread of its own, measured the same way
+ * over the same windows, from the same start.
  *
  * The trial.  A change is judged on the mean rate of n windows after it
  * against the mean of the n windows before it at the number it came from.
@@ -93,19 +95,44 @@
  *	 must have the baseline's load within this, or they start again: the
  *	 load moved, not only the locks.  Active, not running: beyond the CPU
  *	 count the running number stops moving while the load still grows.
+ *	 Two allowances.  The noise: two means of n windows of a load that
+ *	 wanders differ by chance, so the tolerance is at least AUTO_TRIAL_Z
+ *	 standard errors of their difference, from the load's spread as the
+ *	 margin is from the rate's (on this project's 2-core VM the active
+ *	 backends of 8 steady clients have a standard deviation of 12% over
+ *	 1-s windows, and a mean of ten such windows 4%).  The change
+ *	 itself: it moves the backends asleep on the locks, and a backend woken
+ *	 whose client waits on the network goes back to it sooner, so fewer are
+ *	 active at once (a halving, the reverse); after a grow the trial's mean
+ *	 may lie anywhere from the baseline's down to it less the sleepers the
+ *	 grow freed, give or take the tolerance, and after a halving up to it
+ *	 plus the sleepers added.  Not the other way: more sleepers after a
+ *	 grow are more load (in the simulator's ramp at 16 CPUs, a symmetric
+ *	 allowance let the ramp's own sleepers judge, and undo, its first
+ *	 grow).
  * - AUTO_TRIAL_SPARE_WINDOWS, 12: a trial that has not had its n windows
  *	 within n + 12 (two minutes of windows that could not judge it) is
  *	 undone.  A change that nothing judged must not stay: kept untested, it
  *	 is the next trial's baseline, and a burst's grows would stay after the
  *	 burst.  It leaves no ceiling, since nothing showed it did not help: a
  *	 ramp whose first grow the moving load could not judge grows again once
- *	 the load holds still.
+ *	 the load holds still.  Where the window that undoes it has the load
+ *	 the trial began with, give or take the noise, nothing moved but the
+ *	 noise, and the next grow waits until the load has held still
+ *	 (AUTO_TRIAL_WINDOWS_MAX windows, none stepped, halves within
+ *	 AUTO_LOAD_MOVED): a grow undone and made again at once is a swing.  A
+ *	 load that went elsewhere grows as soon as it is hot (in the
+ *	 simulator's ramp a wait for stillness cost the 2000 clients after it
+ *	 five minutes at 8 locks).
  * - AUTO_LOAD_MOVED, 20%: what a ceiling's or a halving's hold learnt, and
  *	 what a kept grow was judged under, belong to a load within this of
  *	 the load now; the load has held still when AUTO_TRIAL_WINDOWS_MAX
  *	 windows, none stepped from their mean, have halves whose means are
  *	 within it.  Twice the judging tolerance, so that a load whose active
- *	 backends wander by 10% each window is still one load.
+ *	 backends wander by 10% each window is still one load.  A kept grow's
+ *	 load is the mean of its baseline's few windows: it has moved when the
+ *	 mean of the windows since differs from it by this and by AUTO_TRIAL_Z
+ *	 standard errors of the two means' difference.
  *
  * Growing.  Double, up to the maximum and the ceiling, after hot_needed
  * contended windows in a row (the share at or above the grow share, over
@@ -289,6 +316,7 @@ walscale_rules_begin(AutoRulesState *state, int current_locks, int min_locks,
 		state->down_hold_s[i] = AUTO_DOWN_HOLD_S;
 	}
 	state->spread = AUTO_SPREAD_START;
+	state->load_spread = AUTO_SPREAD_START;
 
 	if (current_locks > max_locks)
 		return max_locks;
@@ -373,11 +401,22 @@ recent_mean_load(const AutoRulesState *state)
 	return load;
 }
 
-/* whether load is more than AUTO_LOAD_MOVED from before (0: none) */
+/*
+ * Whether load, the mean of windows windows, is another load than before,
+ * the mean of before_windows (0: none known): more than AUTO_LOAD_MOVED
+ * apart, and more than AUTO_TRIAL_Z standard errors of the two means'
+ * difference, which the load's spread gives: means of a few windows of a
+ * load that wanders differ by chance.
+ */
 static bool
-load_moved(double load, double before)
+load_moved(const AutoRulesState *state, double load, int windows,
+		   double before, int before_windows)
 {
-	return before <= 0 || fabs(load - before) > AUTO_LOAD_MOVED * before;
+	double		noise = AUTO_TRIAL_Z * window_deviation(state->load_spread) *
+		sqrt(1.0 / Max(windows, 1) + 1.0 / Max(before_windows, 1));
+
+	return before <= 0 ||
+		fabs(load - before) > Max(AUTO_LOAD_MOVED, noise) * before;
 }
 
 /* whether load is more than AUTO_LOAD_STEP times before, or less than 1/ */
@@ -389,13 +428,13 @@ load_stepped(double load, double before)
 
 /*
  * A window joins those at the number in effect, the oldest going when they
- * are AUTO_TRIAL_WINDOWS_MAX; one with too little data leaves none, and one
- * whose load stepped from their mean starts them anew.  Two windows in a
- * row among them update the spread.
+ * are AUTO_TRIAL_WINDOWS_MAX; one with too little data leaves none.  Two
+ * windows in a row among them update the spreads of the rate and of the
+ * load, unless the load stepped from one to the other.
  */
 static void
 recent_add(AutoRulesState *state, bool enough, double rate, double wait_ns,
-		   double load)
+		   double load, double blocked)
 {
 	int			n = state->recent;
 
@@ -405,8 +444,12 @@ recent_add(AutoRulesState *state, bool enough, double rate, double wait_ns,
 		return;
 	}
 	if (n > 0 && !load_stepped(load, state->recent_load[n - 1]))
+	{
 		state->spread += (fabs(log(rate / state->recent_rate[n - 1])) -
 						  state->spread) * AUTO_SPREAD_WEIGHT;
+		state->load_spread += (fabs(log(load / state->recent_load[n - 1])) -
+							   state->load_spread) * AUTO_SPREAD_WEIGHT;
+	}
 	if (n == AUTO_TRIAL_WINDOWS_MAX)
 	{
 		memmove(state->recent_rate, state->recent_rate + 1,
@@ -415,11 +458,14 @@ recent_add(AutoRulesState *state, bool enough, double rate, double wait_ns,
 				sizeof(double) * (n - 1));
 		memmove(state->recent_load, state->recent_load + 1,
 				sizeof(double) * (n - 1));
+		memmove(state->recent_blocked, state->recent_blocked + 1,
+				sizeof(double) * (n - 1));
 		n--;
 	}
 	state->recent_rate[n] = rate;
 	state->recent_wait_ns[n] = wait_ns;
 	state->recent_load[n] = load;
+	state->recent_blocked[n] = blocked;
 	state->recent = n + 1;
 }
 
@@ -428,6 +474,8 @@ recent_add(AutoRulesState *state, bool enough, double rate, double wait_ns,
  * baseline is the mean of the last n windows at from, and it is judged on
  * the mean of n windows after it, with margin.
  */
+static void trial_restart(AutoRulesState *state);
+
 static void
 trial_begin(AutoRulesState *state, int from, int to, int n, double margin)
 {
@@ -441,17 +489,63 @@ trial_begin(AutoRulesState *state, int from, int to, int n, double margin)
 	state->trial_rate = 0;
 	state->trial_wait_ns = 0;
 	state->trial_load = 0;
+	state->trial_blocked = 0;
 	for (int i = first; i < state->recent; i++)
 	{
 		state->trial_rate += state->recent_rate[i] / n;
 		state->trial_wait_ns += state->recent_wait_ns[i] / n;
 		state->trial_load += state->recent_load[i] / n;
+		state->trial_blocked += state->recent_blocked[i] / n;
 	}
+	state->trial_load_tolerance =
+		Max(AUTO_TRIAL_MAX_LOAD_CHANGE,
+			AUTO_TRIAL_Z * window_deviation(state->load_spread) *
+			sqrt(2.0 / n));
+	trial_restart(state);
+}
+
+/* the windows after the change: none yet */
+static void
+trial_restart(AutoRulesState *state)
+{
 	state->trial_windows = 0;
 	state->trial_judged = 0;
 	state->trial_sum_rate = 0;
 	state->trial_sum_wait_ns = 0;
 	state->trial_sum_load = 0;
+	state->trial_sum_blocked = 0;
+}
+
+/*
+ * Whether the mean load of the trial's windows is another load than its
+ * baseline's: beyond the tolerance, after what the change itself explains.
+ * The load counts the backends asleep on the locks, and a change moves
+ * them: a grow that frees sleepers lets a backend with a client on the
+ * other side of the network go back to it sooner, so fewer are active at
+ * once; a halving that adds sleepers, more.  So after a grow the trial's
+ * mean may lie anywhere from the baseline's load down to it less the
+ * sleepers the grow freed (all of them for clients that wait on the
+ * network, none for clients that never leave), give or take the
+ * tolerance; after a halving, up to it plus the sleepers added.  Only in
+ * that direction: more sleepers after a grow are more load, not its
+ * effect, and in a ramp they would excuse most of the ramp.
+ */
+static bool
+trial_load_moved(const AutoRulesState *state)
+{
+	bool		grew = state->trial_to > state->trial_from;
+	double		load = state->trial_sum_load / state->trial_judged;
+	double		asleep_change = state->trial_sum_blocked / state->trial_judged -
+		state->trial_blocked;
+	double		tolerance = state->trial_load_tolerance * state->trial_load;
+	double		lowest = state->trial_load - tolerance;
+	double		highest = state->trial_load + tolerance;
+
+	if (grew)
+		lowest += Min(asleep_change, 0.0);
+	else
+		highest += Max(asleep_change, 0.0);
+	return load < lowest || load > highest;
 }
 
 /* the index of a number of locks in the holds: its log2, rounded down */
@@ -495,7 +589,7 @@ recent_still(const AutoRulesState *state, int windows)
 		older += state->recent_load[first + i] / half;
 		newer += state->recent_load[state->recent - 1 - i] / half;
 	}
-	return !load_moved(newer, older);
+	return !load_moved(state, newer, half, older, half);
 }
 
 /*
@@ -509,13 +603,16 @@ ceiling_set(AutoRulesState *state, int from)
 {
 	int			level = level_of(from);
 
-	if (load_moved(state->trial_load, state->grow_hold_load[level]))
+	if (load_moved(state, state->trial_load, state->trial_needed,
+				   state->grow_hold_load[level],
+				   state->grow_hold_windows[level]))
 		state->grow_hold_s[level] = AUTO_CEILING_HOLD_S;
 	state->ceiling = from;
 	state->ceiling_left_s = state->grow_hold_s[level];
 	state->grow_hold_s[level] = Min(state->grow_hold_s[level] * 2,
 									AUTO_CEILING_HOLD_MAX_S);
 	state->grow_hold_load[level] = state->trial_load;
+	state->grow_hold_windows[level] = state->trial_needed;
 }
 
 /* a halving from from that hurt, or could not be judged: hold longer */
@@ -524,21 +621,29 @@ down_hold_double(AutoRulesState *state, int from)
 {
 	int			level = level_of(from);
 
-	if (load_moved(state->trial_load, state->down_hold_load[level]))
+	if (load_moved(state, state->trial_load, state->trial_needed,
+				   state->down_hold_load[level],
+				   state->down_hold_windows[level]))
 		state->down_hold_s[level] = AUTO_DOWN_HOLD_S;
 	state->down_hold_s[level] = Min(state->down_hold_s[level] * 2,
 									AUTO_CEILING_HOLD_MAX_S);
 	state->down_hold_load[level] = state->trial_load;
+	state->down_hold_windows[level] = state->trial_needed;
 	state->since_settled_s = 0;
 }
 
-/* how long locks are held, under load, before their halving is tried */
+/*
+ * How long locks are held, under the load of the windows at the number in
+ * effect, before their halving is tried
+ */
 static double
-down_hold(const AutoRulesState *state, int locks, double load)
+down_hold(const AutoRulesState *state, int locks)
 {
 	int			level = level_of(locks);
 
-	return load_moved(load, state->down_hold_load[level]) ?
+	return load_moved(state, recent_mean_load(state), state->recent,
+					  state->down_hold_load[level],
+					  state->down_hold_windows[level]) ?
 		AUTO_DOWN_HOLD_S : state->down_hold_s[level];
 }
 
@@ -571,11 +676,10 @@ grow_backoff(AutoRulesState *state, int to)
 static bool
 grown_for_another_load(const AutoRulesState *state)
 {
-	double		load = recent_mean_load(state);
-
 	return state->grown_load > 0 &&
 		recent_still(state, AUTO_TRIAL_WINDOWS_MAX) &&
-		load_moved(load, state->grown_load);
+		load_moved(state, recent_mean_load(state), state->recent,
+				   state->grown_load, state->grown_windows);
 }
 
 /*
@@ -599,6 +703,7 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 	bool		kept_grow = false;
 	double		share;
 	double		load;
+	double		blocked;
 	double		runners;
 	double		rate;
 	double		wait_ns;
@@ -616,6 +721,8 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 		(backends > 0 ? backends : (double) window->cpus);
 	/* a backend inserts only while it runs, and at most cpus run at once */
 	load = backends > 0 ? backends : (double) window->cpus;
+	/* of them, asleep on the locks */
+	blocked = Min(share, 1.0) * load;
 	runners = backends > 0 ? Min(backends, (double) window->cpus) :
 		(double) window->cpus;
 	rate = acquisitions / window_s / runners;
@@ -669,7 +776,7 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 		return;
 	}
 
-	recent_add(state, enough, rate, wait_ns, load);
+	recent_add(state, enough, rate, wait_ns, load, blocked);
 	verdict->spread = state->spread;
 
 	/* no grow beyond the maximum, nor the ceiling while it holds */
@@ -695,18 +802,17 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 			state->trial_sum_rate += rate;
 			state->trial_sum_wait_ns += wait_ns;
 			state->trial_sum_load += load;
+			state->trial_sum_blocked += blocked;
 		}
 
 		if (state->trial_judged >= state->trial_needed &&
-			fabs(state->trial_sum_load / state->trial_judged -
-				 state->trial_load) >
-			AUTO_TRIAL_MAX_LOAD_CHANGE * state->trial_load)
+			trial_load_moved(state))
 		{
 			/* the windows' mean load is another load's: start them again */
-			state->trial_judged = 0;
-			state->trial_sum_rate = 0;
-			state->trial_sum_wait_ns = 0;
-			state->trial_sum_load = 0;
+			int			windows = state->trial_windows;
+
+			trial_restart(state);
+			state->trial_windows = windows;
 		}
 
 		if (state->trial_judged >= state->trial_needed)
@@ -736,6 +842,7 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 					state->last_grow_from = from;
 					state->since_grow_s = 0;
 					state->grown_load = state->trial_load;
+					state->grown_windows = state->trial_needed;
 					/* back to where a kept halving came from: slower to halve */
 					if (current == state->last_down_from)
 						down_hold_double(state, current);
@@ -755,11 +862,7 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 					reason = AUTO_REASON_LOOK_AHEAD;
 					state->trial_from = from;
 					state->trial_to = target;
-					state->trial_windows = 0;
-					state->trial_judged = 0;
-					state->trial_sum_rate = 0;
-					state->trial_sum_wait_ns = 0;
-					state->trial_sum_load = 0;
+					trial_restart(state);
 				}
 				else
 				{
@@ -785,7 +888,9 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 				recent_forget(state);
 			}
 			else if (current / 2 >= min && !quiet &&
-					 load_moved(state->trial_load, state->looked_past_load))
+					 load_moved(state, state->trial_load, state->trial_needed,
+								state->looked_past_load,
+								state->looked_past_windows))
 			{
 				/*
 				 * The first halving hurt: look past it once per load, to a
@@ -794,13 +899,10 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 				target = current / 2;
 				reason = AUTO_REASON_LOOK_PAST;
 				state->looked_past_load = state->trial_load;
+				state->looked_past_windows = state->trial_needed;
 				state->trial_from = from;
 				state->trial_to = target;
-				state->trial_windows = 0;
-				state->trial_judged = 0;
-				state->trial_sum_rate = 0;
-				state->trial_sum_wait_ns = 0;
-				state->trial_sum_load = 0;
+				trial_restart(state);
 			}
 			else
 			{
@@ -826,6 +928,16 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 				target = Max(from, min);
 				/* the contention it answered did not last */
 				hot_backoff(state);
+
+				/*
+				 * Undone while the load is where the trial began: nothing
+				 * moved but the noise, and a grow made again at once would
+				 * swing; wait until the load has held still.  A load that
+				 * went elsewhere (a ramp) is grown for as soon as it is hot.
+				 */
+				state->grow_waits_still =
+					!load_moved(state, load, 1, state->trial_load,
+								state->trial_needed);
 			}
 			else
 			{
@@ -860,10 +972,13 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 		state->hot_windows = kept_grow ? state->hot_needed :
 			state->hot_windows + 1;
 		if (current < limit && state->hot_windows >= state->hot_needed &&
-			state->recent >= n)
+			state->recent >= n &&
+			(!state->grow_waits_still ||
+			 recent_still(state, AUTO_TRIAL_WINDOWS_MAX)))
 		{
 			target = Min(current * 2, limit);
 			reason = AUTO_REASON_GROW;
+			state->grow_waits_still = false;
 			trial_begin(state, current, target, n,
 						trial_margin(state->spread, gain, n));
 			state->hot_windows = 0;
@@ -917,19 +1032,19 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 	if (reason == NULL && !quiet && current > min &&
 		(state->descending ||
 		 state->since_settled_s >=
-		 down_hold(state, current, recent_mean_load(state)) ||
+		 down_hold(state, current) ||
 		 grown_for_another_load(state)))
 	{
 		int			n = trial_windows_needed(state->spread, AUTO_KEEP_MIN_GAIN);
 
 		/*
 		 * Nothing presses: wait until the load has held still for as many
-		 * windows as a trial can have, so that a burst does not judge it.
-		 * In a descent, for the windows the trial's baseline takes: the
-		 * halving before was judged on windows whose load held within
-		 * AUTO_TRIAL_MAX_LOAD_CHANGE of its baseline's, so the load has
-		 * held still all along, and the baseline's own windows show it
-		 * still holds.
+		 * windows as a trial can have, so that a burst does not judge it. In
+		 * a descent, for the windows the trial's baseline takes: the halving
+		 * before was judged on windows whose load held within
+		 * AUTO_TRIAL_MAX_LOAD_CHANGE of its baseline's, so the load has held
+		 * still all along, and the baseline's own windows show it still
+		 * holds.
 		 */
 		if (recent_still(state, state->descending && state->last_down_from > 0 ?
 						 n : AUTO_TRIAL_WINDOWS_MAX))

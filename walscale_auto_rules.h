@@ -84,10 +84,12 @@ typedef struct AutoRulesState
 {
 	int			hot_windows;	/* contended windows in a row */
 	int			hot_needed;		/* hot windows the next grow needs */
+	bool		grow_waits_still;	/* for the load to hold still first */
 	double		since_hot_backoff_s;	/* since hot_needed last doubled */
 	int			last_grow_from; /* the number before the last kept grow */
 	double		since_grow_s;	/* since the last kept grow */
 	double		grown_load;		/* the load it was judged under; 0: none */
+	int			grown_windows;	/* the windows of that mean */
 	int			quiet_windows;	/* quiet windows in a row */
 	int			quiet_needed;	/* quiet windows the next shrink needs */
 	double		since_backoff_s;	/* time since quiet_needed last doubled */
@@ -102,7 +104,9 @@ typedef struct AutoRulesState
 	double		recent_rate[AUTO_TRIAL_WINDOWS_MAX];
 	double		recent_wait_ns[AUTO_TRIAL_WINDOWS_MAX]; /* sleep per acquisition */
 	double		recent_load[AUTO_TRIAL_WINDOWS_MAX];	/* active, or cpus */
+	double		recent_blocked[AUTO_TRIAL_WINDOWS_MAX]; /* of them, asleep */
 	double		spread;			/* mean |log| of a window's rate ratio */
+	double		load_spread;	/* the same of its load's */
 
 	/* a change on trial: the number it came from (0: none), its baseline */
 	int			trial_from;
@@ -112,12 +116,15 @@ typedef struct AutoRulesState
 	double		trial_rate;
 	double		trial_wait_ns;
 	double		trial_load;
+	double		trial_blocked;
+	double		trial_load_tolerance;	/* of the mean load, a part of it */
 	/* the windows since the change, and those that can judge it */
 	int			trial_windows;
 	int			trial_judged;
 	double		trial_sum_rate;
 	double		trial_sum_wait_ns;
 	double		trial_sum_load;
+	double		trial_sum_blocked;
 
 	/* the ceiling a failed grow left (0: none), and for how long */
 	int			ceiling;
@@ -128,6 +135,7 @@ typedef struct AutoRulesState
 	int			last_down_from; /* the number before the last kept halving */
 	bool		descending;		/* it was kept: the next is due at once */
 	double		looked_past_load;	/* the load of the last look-past; 0: none */
+	int			looked_past_windows;	/* the windows of that mean */
 
 	/*
 	 * Per number of locks (AUTO_LEVELS powers of two): the ceiling the next
@@ -136,8 +144,10 @@ typedef struct AutoRulesState
 	 */
 	double		grow_hold_s[AUTO_LEVELS];
 	double		grow_hold_load[AUTO_LEVELS];
+	int			grow_hold_windows[AUTO_LEVELS]; /* of each mean */
 	double		down_hold_s[AUTO_LEVELS];
 	double		down_hold_load[AUTO_LEVELS];
+	int			down_hold_windows[AUTO_LEVELS];
 } AutoRulesState;
 
 /* the decision on one window */

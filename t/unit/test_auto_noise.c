@@ -5,8 +5,9 @@
  *		windows of synthetic loads on a 96-CPU server, with seeded noise on
  *		the insertion rate, the blocked share and the active backends, fed
  *		to walscale_rules_decide() as the worker feeds it, each decision
- *		applied to the next window.  Prints a table of what each run did,
- *		then TAP.
+ *		applied to the next window; and t/008_auto.pl's steady minute on a
+ *		2-CPU server, ten thousand times.  Prints a table of what each run
+ *		did, then TAP.
  *
  * A load is a response: for L active locks and B clients, the rate a
  * running backend inserts at, as a factor of its rate at the load's best
@@ -30,9 +31,11 @@
  *
  * Noise: the rate and the share of each window are multiplied by 1 + e,
  * e normal with a standard deviation of 0, 2 or 5%, and the active
- * backends by 1 + u, u uniform within 0, 5 or 10%.  A real server's
+ * backends by 1 + u, u uniform within 0, 5, 10 or 35%.  A real server's
  * windows carry noise of this size from checkpoints, autovacuum and the
- * workload's mix.  The throughput a run achieves is reckoned without the
+ * workload's mix; 35% (a standard deviation of 20%) is a load whose active
+ * backends wander as on this project's 2-core VM (12% for 8 steady
+ * clients over 1-s windows, more under 32).  The throughput a run achieves is reckoned without the
  * noise, from the response at the number each window had, and compared
  * with the best fixed number's over the same clients.
  *
@@ -43,10 +46,13 @@
  * - the knee load ends more than one doubling from its knee;
  * - the throughput over the run falls below MIN_RATIO of the best fixed
  *	 number's;
- * - a day has more than MAX_CHANGES_PER_DAY changes (argued there).
+ * - a day has more than MAX_CHANGES_PER_DAY changes (argued there);
+ * - a steady load (flat, knee) has more than MAX_UNJUDGED_STEADY trials
+ *	 undone for want of windows that could judge them (argued there);
+ * - the steady minute fails t/008's checks too often (see there).
  *
  * Every run starts from a fixed seed, so a failure repeats exactly.
- * t/019_auto_noise.pl builds this file with the server's compiler and flags
+ * t/020_auto_noise.pl builds this file with the server's compiler and flags
  * and runs it; no server is needed.
  *
  * Copyright (c) 2026, walscale developers
@@ -94,6 +100,18 @@
  * this test made hundreds).
  */
 #define MAX_CHANGES_PER_DAY 48
+
+/*
+ * Trials undone unjudged in a run of a steady load (flat, knee: clients
+ * that never change), at most.  Each is noise taken for a load that moved:
+ * the grow is undone without a verdict, and made again once the load has
+ * held still.  Two means of a steady load's windows fall beyond
+ * AUTO_TRIAL_Z standard errors of their difference in 1.2% of trials, and
+ * a run makes a few dozen: more than three is a run in well over a hundred.
+ * The rules that compared loads with a fixed tolerance undid up to nine in
+ * a run at a backends' noise of 35%.
+ */
+#define MAX_UNJUDGED_STEADY 3
 
 /*
  * The most windows a trial (with a look-ahead, two) can hold a number: a
@@ -275,6 +293,7 @@ typedef struct Noise
 static const Noise noises[] = {
 	{0, 0}, {0.02, 0}, {0.05, 0},
 	{0, 0.10}, {0.02, 0.05}, {0.05, 0.10},
+	{0.02, 0.35}, {0.05, 0.35},
 };
 
 /* ---- a run ---- */
@@ -286,6 +305,7 @@ typedef struct RunResult
 	int			most_held;		/* held longer than any trial lasts */
 	int			changes_max_day;	/* the most changes in one day */
 	double		changes_per_day;	/* over the run */
+	int			unjudged;		/* trials undone unjudged */
 	double		ratio;			/* throughput against the best fixed */
 	int			best_locks;
 	double		time_at_max;	/* part of the run at the maximum */
@@ -361,6 +381,7 @@ run_one(const Load *load, const Noise *noise, int seed, RunResult *r)
 	int			locks;
 	int			changes_today = 0;
 	int			changes = 0;
+	int			unjudged = 0;
 	int			at_max = 0;
 	int			held = 0;		/* windows at the number in effect */
 	double		achieved = 0;
@@ -390,6 +411,9 @@ run_one(const Load *load, const Noise *noise, int seed, RunResult *r)
 			changes++;
 			changes_today++;
 		}
+		if (verdict.reason != NULL &&
+			strcmp(verdict.reason, AUTO_REASON_UNJUDGED) == 0)
+			unjudged++;
 		held = verdict.target == locks ? held + 1 : 0;
 		if (held > TRIAL_LONGEST)
 			r->most_held = Max(r->most_held, locks);
@@ -403,6 +427,7 @@ run_one(const Load *load, const Noise *noise, int seed, RunResult *r)
 	}
 	r->final_locks = locks;
 	r->changes_per_day = changes / (double) DAYS;
+	r->unjudged = unjudged;
 	r->time_at_max = at_max / (double) windows;
 
 	/* the best fixed number over the same clients */
@@ -419,6 +444,95 @@ run_one(const Load *load, const Noise *noise, int seed, RunResult *r)
 		}
 	}
 	r->ratio = achieved / best;
+}
+
+/* ---- the steady minute of t/008_auto.pl (d) ---- */
+
+/*
+ * t/008 (d) runs 8 pgbench clients for 60 s on this project's 2-CPU VM,
+ * auto mode from 1 lock (floor 1, maximum 16), 1-s windows, and fails if
+ * the direction changes more than once, if more than one trial begins in
+ * the second half, or if a change is made twice.  Here the same minute is
+ * synthetic windows drawn as that server's were measured: the active
+ * backends a mean of 1.7 with a standard deviation of 12% (or 20%), 3%
+ * fewer at 2 locks and more (the backends a grow woke leave sooner), the
+ * blocked share 5% at 1 lock, 3.5% at 2 and 2% beyond, each window's within
+ * 30% of it, the rate per running backend 5% higher at 2 locks and 2.5%
+ * more at 4, with the given noise.  Each change is applied to the next
+ * window.  The minute must fail t/008 (d)'s checks in fewer than one run
+ * in STEADY_MAX_FAIL_IN.
+ */
+#define STEADY_RUNS			10000
+#define STEADY_MAX_FAIL_IN	500
+#define STEADY_WINDOWS		60
+
+static bool
+steady_minute_fails(double rate_noise, double load_noise, int seed)
+{
+	AutoRulesState state;
+	AutoVerdict verdict;
+	int			locks;
+	int			changes = 0;
+	int			from[STEADY_WINDOWS];
+	int			to[STEADY_WINDOWS];
+	int			at[STEADY_WINDOWS];
+	bool		trial[STEADY_WINDOWS];
+	int			reversals = 0;
+	int			late = 0;
+	int			again = 0;
+
+	rng_state = UINT64CONST(0x57EAD1) * 1000003 + seed * 7919 +
+		(uint64) (rate_noise * 1000) * 104729 +
+		(uint64) (load_noise * 1000) * 1299709;
+	locks = walscale_rules_begin(&state, 1, 1, 16);
+	for (int i = 0; i < STEADY_WINDOWS; i++)
+	{
+		AutoWindowFigures w;
+		double		backends = Max(1.7 * (1 + load_noise * rng_normal()) *
+								   (locks >= 2 ? 0.97 : 1.0), 0.5);
+		double		rate = 150000 * Max(1 + rate_noise * rng_normal(), 0.1) *
+			(locks >= 2 ? 1.05 : 1.0) * (locks >= 4 ? 1.025 : 1.0);
+		double		share = (locks == 1 ? 0.05 : locks == 2 ? 0.035 : 0.02) *
+			Max(1 + 0.3 * rng_normal(), 0.0);
+		double		acquisitions = rate * Min(backends, 2.0);
+
+		memset(&w, 0, sizeof(w));
+		w.acquisitions = (uint64) acquisitions;
+		w.blocking_waits = (uint64) (acquisitions / 50);
+		w.blocked_ns = (uint64) (share * backends * 1e9);
+		memset(lock_use, 0, sizeof(uint64) * locks);
+		for (int l = 0; l < locks; l++)
+			lock_use[l] = w.acquisitions / locks;
+		w.lock_acquisitions = lock_use;
+		w.active_locks = locks;
+		w.backends = backends;
+		w.window_s = 1.0;
+		w.cpus = 2;
+		w.min_locks = 1;
+		w.max_locks = 16;
+		walscale_rules_decide(&w, &state, &verdict);
+		if (verdict.target != locks)
+		{
+			from[changes] = locks;
+			to[changes] = verdict.target;
+			at[changes] = i;
+			trial[changes] = strcmp(verdict.reason, AUTO_REASON_GROW) == 0 ||
+				strcmp(verdict.reason, AUTO_REASON_TRY_FEWER) == 0;
+			changes++;
+			locks = verdict.target;
+		}
+	}
+	for (int i = 0; i < changes; i++)
+	{
+		if (i > 0 && (to[i] > from[i]) != (to[i - 1] > from[i - 1]))
+			reversals++;
+		if (trial[i] && at[i] > at[0] + STEADY_WINDOWS / 2)
+			late++;
+		for (int j = 0; j < i; j++)
+			if (from[j] == from[i] && to[j] == to[i])
+				again++;
+	}
+	return reversals > 1 || late > 1 || again > 0;
 }
 
 /* ---- TAP ---- */
@@ -482,9 +596,10 @@ main(int argc, char **argv)
 
 	printf("# %d CPUs, start %d, %d days of %g-s windows, %d seeds per row\n",
 		   HOST_CPUS, start, DAYS, WINDOW_S, SEEDS);
-	printf("# %-6s %5s %5s | %-15s %5s %5s | %-13s %5s | %-13s %6s | %s\n",
+	printf("# %-6s %5s %5s | %-15s %5s %5s | %-13s %5s | %-13s %6s %8s | %s\n",
 		   "load", "noise", "bknd", "final min/med/max", "kept", "tried",
-		   "ratio min/med", "best", "changes/day", "max/d", "at max");
+		   "ratio min/med", "best", "changes/day", "max/d", "unjudged",
+		   "at max");
 	for (int li = 0; li < lengthof(loads); li++)
 	{
 		const Load *load = &loads[li];
@@ -499,6 +614,8 @@ main(int argc, char **argv)
 			int			most_held = 0;
 			int			worst_day = 0;
 			double		changes = 0;
+			double		unjudged = 0;
+			int			worst_unjudged = 0;
 			double		at_max = 0;
 			bool		drift_ok = true;
 			bool		knee_ok = true;
@@ -512,6 +629,8 @@ main(int argc, char **argv)
 				most_held = Max(most_held, r[s].most_held);
 				worst_day = Max(worst_day, r[s].changes_max_day);
 				changes += r[s].changes_per_day / SEEDS;
+				unjudged += r[s].unjudged / (double) DAYS / SEEDS;
+				worst_unjudged = Max(worst_unjudged, r[s].unjudged);
 				at_max += r[s].time_at_max / SEEDS;
 				if (r[s].most_held > 2 * start)
 					drift_ok = false;
@@ -520,18 +639,25 @@ main(int argc, char **argv)
 			}
 			qsort(finals, SEEDS, sizeof(int), cmp_int);
 			qsort(ratios, SEEDS, sizeof(double), cmp_double);
-			printf("# %-6s %4.0f%% %4.0f%% | %4d %4d %5d | %5d %5d | %.3f %.3f | %5d | %6.1f %6d | %5.1f%%\n",
+			printf("# %-6s %4.0f%% %4.0f%% | %4d %4d %5d | %5d %5d | %.3f %.3f | %5d | %6.1f %6d %8.1f | %5.1f%%\n",
 				   load->name, noise->rate * 100, noise->backends * 100,
 				   finals[0], finals[SEEDS / 2], finals[SEEDS - 1], most_held,
 				   most,
 				   ratios[0], ratios[SEEDS / 2], r[0].best_locks,
-				   changes, worst_day, at_max * 100);
+				   changes, worst_day, unjudged, at_max * 100);
 
 			if (strcmp(load->name, "flat") == 0)
 				ok(drift_ok,
 				   "%s, noise %g%%, backends %g%%: never kept above twice the start (%d), most %d (%d on trial)",
 				   load->name, noise->rate * 100, noise->backends * 100,
 				   2 * start, most_held, most);
+			if (strcmp(load->name, "flat") == 0 ||
+				strcmp(load->name, "knee") == 0)
+				ok(worst_unjudged <= MAX_UNJUDGED_STEADY,
+				   "%s, noise %g%%, backends %g%%: at most %d trial%s undone unjudged in a run, worst %d",
+				   load->name, noise->rate * 100, noise->backends * 100,
+				   MAX_UNJUDGED_STEADY, MAX_UNJUDGED_STEADY == 1 ? "" : "s",
+				   worst_unjudged);
 			if (strcmp(load->name, "knee") == 0)
 				ok(knee_ok,
 				   "%s, noise %g%%, backends %g%%: ends within a doubling of 64 (%d to %d)",
@@ -547,6 +673,27 @@ main(int argc, char **argv)
 			   MAX_CHANGES_PER_DAY, worst_day);
 		}
 	}
+
+	printf("# the steady minute of t/008 (d): 2 CPUs, 8 clients, 60 1-s windows from 1 lock, %d runs a row\n",
+		   STEADY_RUNS);
+	printf("# %5s %5s | %s\n", "rate", "bknd", "runs failing t/008 (d)");
+	for (int ri = 0; ri < 3; ri++)
+		for (int bi = 0; bi < 2; bi++)
+		{
+			const double rate_noises[] = {0.01, 0.02, 0.05};
+			const double load_noises[] = {0.12, 0.20};
+			int			fails = 0;
+
+			for (int s = 0; s < STEADY_RUNS; s++)
+				if (steady_minute_fails(rate_noises[ri], load_noises[bi], s))
+					fails++;
+			printf("# %4.0f%% %4.0f%% | %d\n", rate_noises[ri] * 100,
+				   load_noises[bi] * 100, fails);
+			ok(fails * STEADY_MAX_FAIL_IN < STEADY_RUNS,
+			   "steady minute, rate noise %g%%, backends %g%%: fewer than 1 run in %d fails t/008 (d), %d of %d",
+			   rate_noises[ri] * 100, load_noises[bi] * 100,
+			   STEADY_MAX_FAIL_IN, fails, STEADY_RUNS);
+		}
 
 	printf("1..%d\n", tests_run);
 	if (tests_failed > 0)

@@ -281,6 +281,7 @@ calm_begin(AutoRulesState *state, int locks, int min, int max)
 	int			target = walscale_rules_begin(state, locks, min, max);
 
 	state->spread = 0;
+	state->load_spread = 0;
 	state->descending = false;
 	return target;
 }
@@ -498,9 +499,10 @@ test_begin(void)
 	   state.grow_hold_s[level_of(32)] == AUTO_CEILING_HOLD_S &&
 	   state.down_hold_s[level_of(32)] == AUTO_DOWN_HOLD_S &&
 	   state.hot_needed == AUTO_HOT_WINDOWS && state.recent == 0 &&
-	   state.spread == AUTO_SPREAD_START && state.since_settled_s == 0 &&
-	   state.grown_load == 0,
-	   "begin forgets streaks, trial, ceiling, holds, backoffs, recent windows, and starts the spread at AUTO_SPREAD_START");
+	   state.spread == AUTO_SPREAD_START &&
+	   state.load_spread == AUTO_SPREAD_START && state.since_settled_s == 0 &&
+	   state.grown_load == 0 && !state.grow_waits_still,
+	   "begin forgets streaks, trial, ceiling, holds, backoffs, recent windows, and starts both spreads at AUTO_SPREAD_START");
 }
 
 static void
@@ -676,6 +678,7 @@ test_trial(void)
 	double		gain = Min(AUTO_KEEP_MIN_GAIN,
 						   AUTO_KEEP_GAIN_OF_SHARE * HOT_SHARE);
 	uint64		at_gain = (uint64) ceil(ACQUISITIONS * (1.0 + gain));
+	double		tolerance;
 
 	state = grown_state();
 	ok(state.trial_from == 16 && state.trial_needed == 1 &&
@@ -785,22 +788,80 @@ test_trial(void)
 	is_int(decide(&state, w), 32,
 		   "trial: 32 to 40 backends on 16 CPUs is a load change: the grow stays on trial");
 
-	/* a load that changed cannot judge the grow: it stays on trial */
+	/*
+	 * A load that changed cannot judge the grow: it stays on trial.  As many
+	 * backends asleep as in the baseline (HOT_SHARE of BACKENDS), so that the
+	 * change explains none of the load's.
+	 */
 	state = grown_state();
 	w = window_at(32, HOT_SHARE);
 	w.backends = BACKENDS * (1.0 - AUTO_TRIAL_MAX_LOAD_CHANGE) - 0.01;
-	w.blocked_ns = blocked_ns_for(HOT_SHARE, w.backends, WINDOW_S);
 	is_int(decide(&state, w), 32,
-		   "trial: running backends changed by more than AUTO_TRIAL_MAX_LOAD_CHANGE: the grow stays");
+		   "trial: active backends changed by more than AUTO_TRIAL_MAX_LOAD_CHANGE, as many asleep: the grow stays");
 	ok(reason_is(NULL) && state.trial_from == 16 && state.trial_judged == 0 &&
 	   state.trial_windows == 1 && state.ceiling == 0,
 	   "trial: still on trial, that window not counted, no ceiling");
 	state = grown_state();
 	w.backends = BACKENDS * (1.0 - AUTO_TRIAL_MAX_LOAD_CHANGE) + 0.01;
-	w.blocked_ns = blocked_ns_for(HOT_SHARE, w.backends, WINDOW_S);
 	w.acquisitions = (uint64) (ACQUISITIONS * w.backends / BACKENDS);
 	is_int(decide(&state, w), 16,
 		   "trial: changed by less, the same rate: undone");
+
+	/*
+	 * The backends the grow woke may leave: a load down by the tolerance and
+	 * by as many as were asleep is the same load; by more, another.
+	 */
+	state = grown_state();
+	w = window_at(32, 0);
+	w.backends = BACKENDS * (1.0 - AUTO_TRIAL_MAX_LOAD_CHANGE - HOT_SHARE) + 0.01;
+	w.acquisitions = (uint64) (ACQUISITIONS * w.backends / BACKENDS);
+	is_int(decide(&state, w), 16,
+		   "trial: down by AUTO_TRIAL_MAX_LOAD_CHANGE and the HOT_SHARE of backends no longer asleep: judged (the same rate: undone)");
+	state = grown_state();
+	w.backends -= 0.02;
+	is_int(decide(&state, w), 32,
+		   "trial: down by more: the grow stays on trial");
+	state = grown_state();
+	w = window_at(32, 0);
+	w.backends = BACKENDS * (1.0 + AUTO_TRIAL_MAX_LOAD_CHANGE) + 0.01;
+	is_int(decide(&state, w), 32,
+		   "trial: up by more than AUTO_TRIAL_MAX_LOAD_CHANGE while fewer sleep: the grow stays on trial");
+	state = grown_state();
+	w = window_at(32, HOT_SHARE);
+	w.backends = BACKENDS * (1.0 + AUTO_TRIAL_MAX_LOAD_CHANGE) + 0.01;
+	w.blocked_ns = blocked_ns_for(HOT_SHARE, w.backends, WINDOW_S);
+	is_int(decide(&state, w), 32,
+		   "trial: up by more than AUTO_TRIAL_MAX_LOAD_CHANGE with more asleep: more load, not the grow's doing: the grow stays on trial");
+
+	/*
+	 * The load's own noise widens the tolerance: a mean of n windows a side
+	 * differs from the baseline's by noise alone by AUTO_TRIAL_Z standard
+	 * errors, load_spread * sqrt(pi) / 2 * sqrt(2 / n).
+	 */
+	state = fresh_state(16);
+	state.load_spread = 0.1;
+	(void) decide(&state, hot_window(16));
+	(void) decide(&state, hot_window(16));
+	/* the second window's ratio, the same load, moved the spread to 0 */
+	tolerance = AUTO_TRIAL_Z * 0.1 * (1 - AUTO_SPREAD_WEIGHT) *
+		sqrt(M_PI) / 2 * sqrt(2.0);
+	ok(state.trial_from == 16 && state.trial_needed == 1 &&
+	   fabs(state.trial_load_tolerance - tolerance) < 1e-12 &&
+	   tolerance > AUTO_TRIAL_MAX_LOAD_CHANGE,
+	   "trial: a load spread of 10%%, one window a side: a tolerance of %.1f%%",
+	   100 * tolerance);
+	w = window_at(32, HOT_SHARE);
+	w.backends = BACKENDS * (1.0 - tolerance) + 0.01;
+	w.acquisitions = (uint64) (ACQUISITIONS * w.backends / BACKENDS);
+	is_int(decide(&state, w), 16,
+		   "trial: down by just under that, as many asleep: judged (the same rate: undone)");
+	state = fresh_state(16);
+	state.load_spread = 0.1;
+	(void) decide(&state, hot_window(16));
+	(void) decide(&state, hot_window(16));
+	w.backends = BACKENDS * (1.0 - tolerance) - 0.01;
+	is_int(decide(&state, w), 32,
+		   "trial: down by just over it: the grow stays on trial");
 
 	/* a kept grow in a hot window grows again at once: a ramp */
 	state = grown_state();
@@ -969,7 +1030,6 @@ test_look_ahead(void)
 	state = looked_ahead_state();
 	w = window_at(64, HOT_SHARE);
 	w.backends = BACKENDS * (1.0 + AUTO_TRIAL_MAX_LOAD_CHANGE) + 0.01;
-	w.blocked_ns = blocked_ns_for(HOT_SHARE, w.backends, WINDOW_S);
 	is_int(decide(&state, w), 64,
 		   "look-ahead: the load up by more than AUTO_TRIAL_MAX_LOAD_CHANGE over 16's window: 64 stays on trial");
 	ok(reason_is(NULL) && state.trial_from == 16 && state.trial_judged == 0,
@@ -1099,6 +1159,27 @@ test_ceiling(void)
 		   "ceiling: its hold is %s", beyond ?
 		   "AUTO_CEILING_HOLD_S: another load's" : "twice AUTO_CEILING_HOLD_S");
 	}
+
+	/*
+	 * Each baseline is the mean of one window: of a load whose windows
+	 * wander, two such means are another load only beyond AUTO_TRIAL_Z
+	 * standard errors of their difference, here far beyond AUTO_LOAD_MOVED.
+	 */
+	state = grown_state();
+	no_down_trials(&state);
+	(void) decide(&state, hot_window(32));
+	state.ceiling = 0;
+	state.load_spread = 0.3;
+	w = hot_window(16);
+	w.backends = BACKENDS * (1 + 2 * AUTO_LOAD_MOVED);
+	w.blocked_ns = blocked_ns_for(HOT_SHARE, w.backends, WINDOW_S);
+	(void) decide(&state, w);
+	(void) decide(&state, w);
+	w.active_locks = 32;
+	is_int(decide(&state, w), 16,
+		   "ceiling: a load spread of 30%%, a second grow from 16 under a load twice AUTO_LOAD_MOVED from the first's fails");
+	ok(state.ceiling_left_s == 2 * AUTO_CEILING_HOLD_S,
+	   "ceiling: the same load, its means a window each: the hold doubles");
 
 	/* a ceiling above the number: grows up to it */
 	set_model(8, MAX_LOCKS, 0.8);
@@ -1396,6 +1477,33 @@ test_unjudged(void)
 	   "unjudged: back to 16, and no ceiling: nothing showed the grow did not help");
 	is_int(state.hot_needed, 2 * AUTO_HOT_WINDOWS,
 		   "unjudged: the contention did not last: grows need twice AUTO_HOT_WINDOWS");
+	ok(state.grow_waits_still,
+	   "unjudged: the next grow waits for the load to hold still");
+	is_int(windows_to_change(&state, 16, hot_window, 1000),
+		   AUTO_TRIAL_WINDOWS_MAX,
+		   "unjudged: hot windows at 16 grow again once they show the load still, after AUTO_TRIAL_WINDOWS_MAX, not 2 * AUTO_HOT_WINDOWS");
+	ok(reason_is(AUTO_REASON_GROW) && !state.grow_waits_still,
+	   "unjudged: that grow is an ordinary one, and the next need not wait");
+
+	/* a load that went elsewhere (stepped: no window judged) need not wait */
+	state = grown_state();
+	{
+		AutoWindowFigures w = hot_window(32);
+
+		w.backends = BACKENDS * AUTO_LOAD_STEP + 1;
+		w.blocked_ns = blocked_ns_for(HOT_SHARE, w.backends, WINDOW_S);
+		for (windows = 1; windows < 1000; windows++)
+			if (decide(&state, w) != 32)
+				break;
+		w.active_locks = 16;
+		ok(reason_is(AUTO_REASON_UNJUDGED) && !state.grow_waits_still,
+		   "unjudged: undone under a load that stepped away: the next grow need not wait for stillness");
+		for (windows = 1; windows < 1000; windows++)
+			if (decide(&state, w) != 16)
+				break;
+		is_int(windows, 2 * AUTO_HOT_WINDOWS,
+			   "unjudged: hot windows there grow again after twice AUTO_HOT_WINDOWS, not AUTO_TRIAL_WINDOWS_MAX");
+	}
 
 	/* a window that can judge, late, still does */
 	state = grown_state();
@@ -1432,6 +1540,34 @@ test_down_trial(void)
 	   state.trial_from == 32 && state.trial_needed == 1 &&
 	   state.trial_margin == AUTO_KEEP_MIN_GAIN,
 	   "fewer: to 16, on trial, judged on one window against AUTO_KEEP_MIN_GAIN");
+
+	/*
+	 * A halving may add sleepers, and their backends stay active longer: the
+	 * load may rise by as many, not fall by them
+	 */
+	for (int dir = 0; dir < 2; dir++)
+	{
+		AutoRulesState before = fresh_state(32);
+
+		(void) windows_to_change(&before, 32, lukewarm_window, 100000);
+		for (int beyond = 0; beyond < 2; beyond++)
+		{
+			double		moved = AUTO_TRIAL_MAX_LOAD_CHANGE + HOT_SHARE -
+				LUKEWARM_SHARE + (beyond ? 0.01 : -0.01);
+
+			state = before;
+			w = window_at(16, HOT_SHARE);
+			w.backends = BACKENDS * (dir ? 1.0 + moved : 1.0 - moved);
+			w.blocked_ns = blocked_ns_for(HOT_SHARE, BACKENDS, WINDOW_S);
+			w.acquisitions = (uint64) (ACQUISITIONS * w.backends / BACKENDS);
+			(void) decide(&state, w);
+			ok((dir && !beyond) ? state.trial_from == 0 : state.trial_from == 32,
+			   "fewer: a load %s by %s AUTO_TRIAL_MAX_LOAD_CHANGE and the sleepers the halving added: %s",
+			   dir ? "up" : "down", beyond ? "just over" : "just under",
+			   (dir && !beyond) ? "judged" : "still on trial");
+		}
+	}
+
 	state = fresh_state(32);
 	is_int(windows_to_change(&state, 32, hot_window, 100000), AUTO_HOT_WINDOWS,
 		   "fewer: a hot load grows first");
@@ -1628,6 +1764,35 @@ test_down_trial(void)
 			break;
 	ok(windows > AUTO_TRIAL_WINDOWS_MAX,
 	   "fewer: one that moved by less: not before AUTO_DOWN_HOLD_S");
+
+	/*
+	 * A load whose windows wander: a grow judged on one window a side knew
+	 * its load to within what the wander allows, so a mean moved by more than
+	 * AUTO_LOAD_MOVED is the same load until it moves beyond AUTO_TRIAL_Z
+	 * standard errors of the two means.
+	 */
+	for (int moved = 0; moved < 2; moved++)
+	{
+		double		factor = moved ? 4.0 : 1 + 2 * AUTO_LOAD_MOVED;
+
+		state = grown_state();
+		(void) decide(&state, relieved_window(32));
+		for (windows = 1; windows < 1000; windows++)
+		{
+			w = lukewarm_window(32);
+			w.backends = BACKENDS * factor * (windows % 2 ? 0.8 : 1.2);
+			w.blocked_ns = blocked_ns_for(LUKEWARM_SHARE, w.backends, WINDOW_S);
+			if (decide(&state, w) != 32)
+				break;
+		}
+		if (moved)
+			ok(windows == AUTO_TRIAL_WINDOWS_MAX &&
+			   reason_is(AUTO_REASON_TRY_FEWER),
+			   "fewer: windows that wander by 20%% each, their mean 4 times the load 32 was kept for: halving tried after AUTO_TRIAL_WINDOWS_MAX windows");
+		else
+			ok(windows > AUTO_TRIAL_WINDOWS_MAX,
+			   "fewer: the same, their mean moved by twice AUTO_LOAD_MOVED: not another load, not before AUTO_DOWN_HOLD_S");
+	}
 }
 
 /* the start is derived from the CPU count: its halving is tried first */
