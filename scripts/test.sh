@@ -20,10 +20,29 @@ ensure_exporter() {
 		echo "walscale: prometheus-postgres-exporter could not be installed; t/011 will skip" >&2
 }
 
+# Only what the suites that run need: the plain patched server serves
+# PostgreSQL's suites alone, and the previous core version's serves t/015's
+# older-core steps, which WALSCALE_TEST_OLDER_CORE=0 leaves out (CI does on
+# PostgreSQL 17, scripts/ci-pg17.sh, to stay within its hour).
+skip_postgres_suites=${WALSCALE_SKIP_POSTGRES_SUITES:-0}
+test_older_core=${WALSCALE_TEST_OLDER_CORE:-1}
+skipped=()
 ensure_exporter
-ensure_servers
+if [ "$skip_postgres_suites" = 1 ]; then
+	"$repo/scripts/build-postgres.sh" --stock
+	PG_STOCK=$(readlink -f "$repo/.pg/stock$pg_link_suffix")
+	export PG_STOCK
+else
+	ensure_servers
+fi
 ensure_injection_server
-ensure_older_core_server
+older_core_required=required
+if [ "$test_older_core" = 1 ]; then
+	ensure_older_core_server
+else
+	PG_OLDER_CORE='' PG_OLDER_CORE_VERSION='' older_core_required=''
+	skipped+=("t/015's steps on the previous core version's server (WALSCALE_TEST_OLDER_CORE=0)")
+fi
 
 status=0
 # make mutate is too slow to run on every change: check here, in seconds,
@@ -36,8 +55,9 @@ status=0
 # server (t/004), the patched one (PostgreSQL's suites below) and the
 # previous core version's (t/015); walscale's own suites run on the test
 # flavor, built against its headers for its injection points
-install_extension
-copy_extension_into "$PG_STOCK" "$PG_OLDER_CORE"
+install_extension_into "$PG_STOCK"
+[ "$skip_postgres_suites" = 1 ] || copy_extension_into "$PG_STOCK" "$PG_PATCHED"
+[ -z "$PG_OLDER_CORE" ] || copy_extension_into "$PG_STOCK" "$PG_OLDER_CORE"
 install_extension_into "$PG_TESTED"
 install_test_modules_into "$PG_TESTED"
 ensure_run_user
@@ -53,8 +73,7 @@ cp -a "$repo/bench/sweep_report.py" "$repo/bench/report.py" "$run/bench/"
 [ "$(id -u)" = 0 ] && chown -R "$run_user" "$run"
 
 # PostgreSQL's own suites first, so that the last lines are walscale's summary
-skipped=()
-if [ "${WALSCALE_SKIP_POSTGRES_SUITES:-0}" = 1 ]; then
+if [ "$skip_postgres_suites" = 1 ]; then
 	skipped+=("PostgreSQL's suites (WALSCALE_SKIP_POSTGRES_SUITES=1)")
 elif [ ! -x "$repo/scripts/test-postgres.sh" ]; then
 	skipped+=("PostgreSQL's suites (no scripts/test-postgres.sh)")
@@ -72,9 +91,9 @@ if [ "${WALSCALE_TAP:-1}" = 0 ]; then
 elif [ -n "${PROVE_TESTS:-}" ]; then
 	skipped+=("the TAP files not in PROVE_TESTS=$PROVE_TESTS")
 fi
-echo "walscale: testing against $PG_TESTED (stock baseline $PG_STOCK, core version $PG_OLDER_CORE_VERSION $PG_OLDER_CORE)"
+echo "walscale: testing against $PG_TESTED (stock baseline $PG_STOCK${PG_OLDER_CORE:+, core version $PG_OLDER_CORE_VERSION $PG_OLDER_CORE})"
 as_run_user_with_test_cgroups env PG_STOCK="$PG_STOCK" PG_PATCHED="$PG_TESTED" WALSCALE_INJECTION_POINTS=required \
-	PG_OLDER_CORE="$PG_OLDER_CORE" PG_OLDER_CORE_VERSION="$PG_OLDER_CORE_VERSION" WALSCALE_OLDER_CORE=required \
+	PG_OLDER_CORE="$PG_OLDER_CORE" PG_OLDER_CORE_VERSION="$PG_OLDER_CORE_VERSION" WALSCALE_OLDER_CORE="$older_core_required" \
 	WALSCALE_CORE_VERSION="$(core_version_of_patches)" \
 	make --no-print-directory -C "$run" installcheck PG_CONFIG="$PG_TESTED/bin/pg_config" "${tap_args[@]}" \
 	PROVE_FLAGS="--timer ${PROVE_FLAGS:-}" 2>&1 | tee "$run/installcheck.out" || status=1
