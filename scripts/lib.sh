@@ -18,13 +18,19 @@ pg_major=${PG_MAJOR:-18}
 pg_link_suffix=
 [ "$pg_major" = 18 ] || pg_link_suffix=-pg$pg_major
 
+# Build what is missing of the stock server; set PG_STOCK to it.
+ensure_stock_server() {
+	"$repo/scripts/build-postgres.sh" --stock
+	PG_STOCK=$(readlink -f "$repo/.pg/stock$pg_link_suffix")
+	export PG_STOCK
+}
+
 # Build what is missing of the patched and the stock server.
 ensure_servers() {
 	"$repo/scripts/build-postgres.sh"
-	"$repo/scripts/build-postgres.sh" --stock
 	PG_PATCHED=$(readlink -f "$repo/.pg/walscale$pg_link_suffix")
-	PG_STOCK=$(readlink -f "$repo/.pg/stock$pg_link_suffix")
-	export PG_PATCHED PG_STOCK
+	export PG_PATCHED
+	ensure_stock_server
 }
 
 # The flavor of the patched server that walscale's own suites and make

@@ -29,18 +29,15 @@ test_older_core=${WALSCALE_TEST_OLDER_CORE:-1}
 skipped=()
 ensure_exporter
 if [ "$skip_postgres_suites" = 1 ]; then
-	"$repo/scripts/build-postgres.sh" --stock
-	PG_STOCK=$(readlink -f "$repo/.pg/stock$pg_link_suffix")
-	export PG_STOCK
+	ensure_stock_server
 else
 	ensure_servers
 fi
 ensure_injection_server
-older_core_required=required
 if [ "$test_older_core" = 1 ]; then
 	ensure_older_core_server
 else
-	PG_OLDER_CORE='' PG_OLDER_CORE_VERSION='' older_core_required=''
+	PG_OLDER_CORE='' PG_OLDER_CORE_VERSION=''
 	skipped+=("t/015's steps on the previous core version's server (WALSCALE_TEST_OLDER_CORE=0)")
 fi
 
@@ -93,7 +90,7 @@ elif [ -n "${PROVE_TESTS:-}" ]; then
 fi
 echo "walscale: testing against $PG_TESTED (stock baseline $PG_STOCK${PG_OLDER_CORE:+, core version $PG_OLDER_CORE_VERSION $PG_OLDER_CORE})"
 as_run_user_with_test_cgroups env PG_STOCK="$PG_STOCK" PG_PATCHED="$PG_TESTED" WALSCALE_INJECTION_POINTS=required \
-	PG_OLDER_CORE="$PG_OLDER_CORE" PG_OLDER_CORE_VERSION="$PG_OLDER_CORE_VERSION" WALSCALE_OLDER_CORE="$older_core_required" \
+	PG_OLDER_CORE="$PG_OLDER_CORE" PG_OLDER_CORE_VERSION="$PG_OLDER_CORE_VERSION" WALSCALE_OLDER_CORE="${PG_OLDER_CORE:+required}" \
 	WALSCALE_CORE_VERSION="$(core_version_of_patches)" \
 	make --no-print-directory -C "$run" installcheck PG_CONFIG="$PG_TESTED/bin/pg_config" "${tap_args[@]}" \
 	PROVE_FLAGS="--timer ${PROVE_FLAGS:-}" 2>&1 | tee "$run/installcheck.out" || status=1
