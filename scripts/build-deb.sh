@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Build Debian packages of PostgreSQL 18 with walscale's core patch, the same
-# packages without it, and postgresql-18-walscale, for bookworm, in clean
-# bookworm chroots made with debootstrap.  The server packages come from
-# Debian's own postgresql-18 source package (its debian/ directory, its
-# configure flags, all of contrib); the patched one adds patches/pg18/*.patch
-# to debian/patches, which must apply without fuzz, and is versioned
-# VERSION+walscaleN (N: the core patch's version) so that Debian's package of
-# the same upstream version does not replace it.  postgresql-18 needs
-# postgresql-common-dev, which bookworm lacks, so postgresql-common is built
-# first from its newer source.
+# packages without it, and postgresql-18-walscale, for bookworm or trixie
+# (DEB_SUITE), in clean chroots of that suite made with debootstrap.  The
+# server packages come from Debian's own postgresql-18 source package (its
+# debian/ directory, its configure flags, all of contrib); the patched one
+# adds patches/pg18/*.patch to debian/patches, which must apply without
+# fuzz, and is versioned VERSION+walscaleN (N: the core patch's version) so
+# that Debian's package of the same upstream version does not replace it.
+# On trixie every version gets the suffix +trixie1 (scripts/lib-deb.sh).
+# postgresql-18 needs a newer postgresql-common-dev than bookworm has, so
+# postgresql-common is built first from its newer source, for either suite.
 #
 #   scripts/build-deb.sh [--print-dirs | --then-print-dirs] [PART...]
 #
@@ -17,16 +18,16 @@
 # of each part as PART=DIR on stdout; --then-print-dirs prints them once
 # built (the build's messages go to stderr).
 #
-# Built packages are cached under $WALSCALE_DEB_CACHE/pkg, keyed by the
-# PostgreSQL source version and the hash of the patches (and of the
+# Built packages are cached under $WALSCALE_DEB_CACHE/pkg/SUITE, keyed by
+# the PostgreSQL source version and the hash of the patches (and of the
 # extension's sources for postgresql-18-walscale): a changed key rebuilds.
 #
-# With DEB_SUITE=trixie (make deb DIST=trixie) it builds postgresql-17-walscale
-# alone, for trixie, in a trixie chroot, against trixie's own
-# postgresql-server-dev-17 from Debian's archive: the server there is
-# Debian's, and walscale runs on it in observe mode.  PART may then only be
-# extension; the package is cached keyed by the archive's versions of the
-# headers and of postgresql-common-dev, and the extension's sources.
+# With DEB_SUITE=trixie PG_MAJOR=17 it builds postgresql-17-walscale
+# alone, in a trixie chroot, against trixie's own postgresql-server-dev-17
+# from Debian's archive: the server there is Debian's, and walscale runs on
+# it in observe mode.  PART may then only be extension; the package is
+# cached keyed by the archive's versions of the headers and of
+# postgresql-common-dev, and the extension's sources.
 #
 # Environment (see also scripts/lib-deb.sh):
 #   JOBS   parallel make jobs in the server builds (default 2)
@@ -162,13 +163,14 @@ compute_keys() {
 	[ -e "${patches[0]}" ] || { echo "build-deb: no patches in patches/pg18" >&2; exit 1; }
 	core_ver=$(core_version_of_patches)
 	[ -n "$core_ver" ] || { echo "build-deb: the patches define no WALSCALE_CORE_VERSION" >&2; exit 1; }
-	server_ver="${pg_debver}+walscale${core_ver}"
+	server_ver="${pg_debver}+walscale${core_ver}${deb_version_suffix}"
+	stock_ver="${pg_debver}${deb_version_suffix}"
 	recipe="nocheck nodoc-arch-only noddebs $deb_suite"
-	common_dir="$deb_cache/pkg/postgresql-common_${common_ver}-$(echo "$recipe" | sha256sum | cut -c1-12)"
+	common_dir="$deb_pkgs/postgresql-common_${common_ver}-$(echo "$recipe" | sha256sum | cut -c1-12)"
 	key=$( { echo "$recipe $pg_debver $core_ver"; for p in "${patches[@]}"; do patch_changes "$p"; done; } |
 		sha256sum | cut -c1-12)
-	server_dir="$deb_cache/pkg/postgresql-18_${server_ver}-$key"
-	stock_dir="$deb_cache/pkg/postgresql-18_${pg_debver}-$(echo "$recipe $pg_debver stock" | sha256sum | cut -c1-12)"
+	server_dir="$deb_pkgs/postgresql-18_${server_ver}-$key"
+	stock_dir="$deb_pkgs/postgresql-18_${stock_ver}-$(echo "$recipe $pg_debver stock" | sha256sum | cut -c1-12)"
 	ext_upstream=$(sed -n "s/^default_version *= *'\(.*\)'.*/\1/p" "$repo/walscale.control")
 	ext_ver=$(dpkg-parsechangelog -l "$repo/debian/changelog" -S Version)
 	case "$ext_ver" in
@@ -177,7 +179,8 @@ compute_keys() {
 	esac
 	key=$( { echo "$recipe source+binary $stock_dir"; cd "$repo" && ext_files | sort |
 		xargs -I{} find {} -type f | sort | xargs sha256sum; } | sha256sum | cut -c1-12)
-	ext_dir="$deb_cache/pkg/postgresql-18-walscale_${ext_ver}-$key"
+	ext_pkg_ver="$ext_ver$deb_version_suffix"
+	ext_dir="$deb_pkgs/postgresql-18-walscale_${ext_pkg_ver}-$key"
 }
 
 # Packages a later part installs: fail clearly when its part was not built.
@@ -239,7 +242,7 @@ keep_build() {
 	rm -rf "$work"
 }
 
-# The chroot the server and the extension are built in: bookworm with
+# The chroot the server and the extension are built in: the suite's base with
 # postgresql-18's Build-Depends (nocheck profile) and postgresql-common-dev.
 build_chroot_tarball() {
 	local base key tarball root start
@@ -280,7 +283,7 @@ build_chroot_tarball() {
 # or not (stock), into $2.
 build_server() {
 	local variant=$1 dir=$2 work src root tarball start version p out
-	version=$pg_debver
+	version=$stock_ver
 	[ "$variant" = walscale ] && version=$server_ver
 	if [ -f "$dir/.complete" ]; then
 		log "postgresql-18 $version is built: $dir"
@@ -290,7 +293,7 @@ build_server() {
 	install_host_packages quilt zstd
 	tarball=$(build_chroot_tarball)
 	start=$(date +%s)
-	log "building postgresql-18 $version ($variant) with -j$jobs; this takes a while"
+	log "building postgresql-18 $version ($variant) for $deb_suite with -j$jobs; this takes a while"
 	work="$deb_cache/scratch/server-$variant"
 	chroot_umount_under "$work"
 	rm -rf "$work" "$dir.tmp"
@@ -304,11 +307,16 @@ build_server() {
 			cp "$p" "$src/debian/patches/walscale/"
 			echo "walscale/$(basename "$p")" >>"$src/debian/patches/series"
 		done
+	fi
+	if [ "$version" != "$pg_debver" ]; then
 		{
-			echo "postgresql-18 ($server_ver) $deb_suite; urgency=medium"
+			echo "postgresql-18 ($version) $deb_suite; urgency=medium"
 			echo
-			echo "  * walscale's core patch, core version $core_ver, in debian/patches/walscale:"
-			for p in "${patches[@]}"; do echo "    - $(basename "$p")"; done
+			if [ "$variant" = walscale ]; then
+				echo "  * walscale's core patch, core version $core_ver, in debian/patches/walscale:"
+				for p in "${patches[@]}"; do echo "    - $(basename "$p")"; done
+			fi
+			[ -z "$deb_version_suffix" ] || echo "  * Built for $deb_suite."
 			echo
 			echo " -- walscale packaging <walscale@localhost>  $(LC_ALL=C date -R)"
 			echo
@@ -340,7 +348,7 @@ build_server() {
 			sh -c 'cd /build/postgresql-18 && dpkg-buildpackage -B -uc -us' >"$work/build.log" 2>&1; then
 		build_failed "$work" 60 "postgresql-18 $version"
 	fi
-	keep_build "$root" "$work" "$dir" "$start" "postgresql-18 $version ($variant)"
+	keep_build "$root" "$work" "$dir" "$start" "postgresql-18 $version ($variant) for $deb_suite"
 }
 
 # postgresql-18-walscale, with pg_buildext, against the stock server's
@@ -352,14 +360,14 @@ build_server() {
 build_extension() {
 	local work root tarball start f upstream=${ext_ver%-*}
 	if [ -f "$ext_dir/.complete" ]; then
-		log "postgresql-18-walscale $ext_ver is built: $ext_dir"
+		log "postgresql-18-walscale $ext_pkg_ver is built: $ext_dir"
 		return
 	fi
 	need_part common
 	need_part stock
 	tarball=$(build_chroot_tarball)
 	start=$(date +%s)
-	log "building postgresql-18-walscale $ext_ver"
+	log "building postgresql-18-walscale $ext_pkg_ver for $deb_suite"
 	work="$deb_cache/scratch/extension"
 	chroot_umount_under "$work"
 	rm -rf "$work" "$ext_dir.tmp"
@@ -368,6 +376,19 @@ build_extension() {
 	chroot_new "$root" "$tarball"
 	mkdir -p "$root/build/walscale" "$root/tmp/debs"
 	(cd "$repo" && ext_files | xargs cp -a -t "$root/build/walscale/")
+	if [ -n "$deb_version_suffix" ]; then
+		# the entry's date is the newest one's, so that the source package
+		# depends on its inputs alone
+		{
+			echo "walscale ($ext_pkg_ver) $deb_suite; urgency=medium"
+			echo
+			echo "  * Built for $deb_suite."
+			echo
+			echo " -- walscale packaging <walscale@localhost>  $(dpkg-parsechangelog -l "$repo/debian/changelog" -S Date)"
+			echo
+			cat "$repo/debian/changelog"
+		} >"$root/build/walscale/debian/changelog"
+	fi
 	for f in postgresql-server-dev-18 libpq-dev libpq5 postgresql-client-18; do
 		cp "$stock_dir/${f}_"*.deb "$root/tmp/debs/"
 	done
@@ -381,7 +402,7 @@ build_extension() {
 		build_failed "$work" 40 "postgresql-18-walscale"
 	fi
 	cp "$root"/build/walscale_*.dsc "$root"/build/walscale_*.tar.* "$ext_dir.tmp/"
-	keep_build "$root" "$work" "$ext_dir" "$start" "postgresql-18-walscale $ext_ver"
+	keep_build "$root" "$work" "$ext_dir" "$start" "postgresql-18-walscale $ext_pkg_ver for $deb_suite"
 }
 
 # Keep the newest WALSCALE_CACHE_KEEP (default 2) builds of each package,
@@ -395,7 +416,7 @@ prune_old_packages() {
 			case "$old" in "$common_dir" | "$server_dir" | "$stock_dir" | "$ext_dir") continue ;; esac
 			log "pruning the older build $old"
 			rm -rf "$old"
-		done < <(find "$deb_cache/pkg" -mindepth 1 -maxdepth 1 -type d ! -name '*.tmp' -printf '%T@ %p\n' |
+		done < <(find "$deb_pkgs" -mindepth 1 -maxdepth 1 -type d ! -name '*.tmp' -printf '%T@ %p\n' |
 			while read -r t d; do
 				case "$(basename "$d")" in
 					postgresql-common_*) [ "$kind" = common ] ;;
@@ -458,12 +479,12 @@ archive_compute_keys() {
 		"$ext_upstream"-*) ;;
 		*) echo "build-deb: debian/changelog is at $ext_ver, walscale.control at $ext_upstream: add a changelog entry" >&2; exit 1 ;;
 	esac
-	ext_suite_ver="$ext_ver+${deb_suite}1"
+	ext_suite_ver="$ext_ver$deb_version_suffix"
 	build_pkgs="build-essential debhelper postgresql-server-dev-$deb_pg_major=$dev_ver postgresql-common-dev=$common_dev_ver"
 	recipe="nocheck noddebs $deb_suite archive $build_pkgs"
 	key=$( { echo "$recipe source+binary $ext_suite_ver"; cd "$repo" && ext_files | sort |
 		xargs -I{} find {} -type f | sort | xargs sha256sum; } | sha256sum | cut -c1-12)
-	ext_dir="$deb_cache/pkg/postgresql-$deb_pg_major-walscale_${ext_suite_ver}-$key"
+	ext_dir="$deb_pkgs/postgresql-$deb_pg_major-walscale_${ext_suite_ver}-$key"
 }
 
 # The chroot the extension is built in: the suite's base system with the
@@ -572,7 +593,7 @@ prune_old_archive_packages() {
 		case "$old" in "" | "$ext_dir") continue ;; esac
 		log "pruning the older build $old"
 		rm -rf "$old"
-	done < <(find "$deb_cache/pkg" -mindepth 1 -maxdepth 1 -type d ! -name '*.tmp' \
+	done < <(find "$deb_pkgs" -mindepth 1 -maxdepth 1 -type d ! -name '*.tmp' \
 			-name "postgresql-$deb_pg_major-walscale_*+${deb_suite}[0-9]*" -printf '%T@ %p\n' |
 		sort -rn | tail -n +$((keep + 1)) | cut -d' ' -f2-)
 }

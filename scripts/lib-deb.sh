@@ -1,5 +1,5 @@
 # Sourced by scripts/build-deb.sh and scripts/test-deb.sh: the package cache
-# and the bookworm chroots that the packages are built and tested in.
+# and the chroots (bookworm, trixie) that the packages are built and tested in.
 #
 # Environment:
 #   WALSCALE_DEB_CACHE  where sources, chroot tarballs and built packages are
@@ -7,7 +7,9 @@
 #   DEB_MIRROR          Debian mirror for debootstrap and the chroots' apt
 #                       (default http://deb.debian.org/debian)
 #   DEB_SUITE           the suite the packages are built for (default bookworm;
-#                       make's DIST sets it): bookworm or trixie, below
+#                       make's DEB_SUITE sets it): bookworm or trixie
+#   PG_MAJOR            the PostgreSQL major version packaged (default 18), as
+#                       for make test: 18, or 17 on trixie
 
 if [ "$(id -u)" != 0 ]; then
 	echo "${0##*/}: must run as root (debootstrap and chroot need it)" >&2
@@ -19,20 +21,36 @@ fi
 deb_cache=${WALSCALE_DEB_CACHE:-${WALSCALE_CACHE:-/var/cache/walscale}/deb}
 deb_mirror=${DEB_MIRROR:-http://deb.debian.org/debian}
 deb_suite=${DEB_SUITE:-bookworm}
-# What is packaged for each suite.  deb_pg_major: the PostgreSQL major
-# version.  deb_server_from: "build", the server packages are built here
-# from Debian's source, patched and stock (bookworm, whose own PostgreSQL
-# is 15, too old); "archive", the suite's own server from Debian's archive
-# is used as it is and only the extension is built, which runs there in
-# observe mode (trixie, whose own PostgreSQL is 17).  Building the patched
-# 17 for trixie would make it "build" with a major version of 17.
-case "$deb_suite" in
-	trixie) deb_pg_major=17 deb_server_from=archive ;;
-	*) deb_pg_major=18 deb_server_from=build ;;
+# lib.sh's pg_major: PG_MAJOR, 18 by default
+deb_pg_major=$pg_major
+# What is packaged for each suite and major version.  deb_server_from:
+# "build", the server packages are built here from Debian's postgresql-18
+# source, patched and stock (neither bookworm, whose own PostgreSQL is 15,
+# nor trixie, whose own is 17, has 18); "archive", the suite's own server
+# from Debian's archive is used as it is and only the extension is built,
+# which runs there in observe mode (17 on trixie).  Building the patched 17
+# for trixie would make trixie/17 "build".
+case "$deb_suite/$deb_pg_major" in
+	bookworm/18 | trixie/18) deb_server_from=build ;;
+	trixie/17) deb_server_from=archive ;;
+	*)
+		echo "${0##*/}: no packages are made for PostgreSQL $deb_pg_major on $deb_suite (DEB_SUITE/PG_MAJOR: bookworm/18, trixie/18 or trixie/17)" >&2
+		exit 2
+		;;
 esac
+# Built packages, apart for each suite: the same package and version may
+# differ between suites, which prune_old_packages keeps apart.
+deb_pkgs="$deb_cache/pkg/$deb_suite"
+# What a suite other than bookworm appends to the Debian revision of every
+# package it builds (18.6-3+trixie1, 1.5-1+trixie1), as Debian's own
+# rebuilds for a suite do: a package name and version then names one file
+# in a repository holding both suites, and the newer suite's is the newer
+# version, so that an upgrade from bookworm to trixie replaces it.
+deb_version_suffix=""
+[ "$deb_suite" = bookworm ] || deb_version_suffix="+${deb_suite}1"
 # every heavy command shares the CPUs politely
 nice_cmd=(nice -n 19 ionice -c3)
-mkdir -p "$deb_cache/src" "$deb_cache/chroot" "$deb_cache/pkg" "$deb_cache/scratch"
+mkdir -p "$deb_cache/src" "$deb_cache/chroot" "$deb_pkgs" "$deb_cache/scratch"
 
 # Mount points of the chroots in use, unmounted on exit.
 chroot_mounts=()
@@ -45,7 +63,7 @@ chroot_umount_all() {
 	chroot_mounts=()
 }
 
-# The minimal bookworm system every chroot starts from, as a tarball made
+# The minimal system of the suite every chroot starts from, as a tarball made
 # once with debootstrap from Debian's archive.
 base_tarball() {
 	local include=ca-certificates key tarball tmp

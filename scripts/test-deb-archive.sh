@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make test-deb for a suite whose server is Debian's own from the archive
-# (DEB_SUITE=trixie, see scripts/lib-deb.sh): what a DBA with that server
+# (DEB_SUITE=trixie PG_MAJOR=17, see scripts/lib-deb.sh): what a DBA with that server
 # meets who installs postgresql-NN-walscale from make deb.  In a fresh
 # chroot of the suite, made from the debootstrap tarball that
 # scripts/build-deb.sh caches, in a network namespace of its own:
@@ -25,7 +25,8 @@
 #
 # The last line is "test-deb: PASS", or "test-deb: FAIL" with a non-zero exit.
 #
-#   DEB_SUITE=trixie scripts/test-deb.sh     (make test-deb DEB_SUITE=trixie)
+#   DEB_SUITE=trixie PG_MAJOR=17 scripts/test-deb.sh
+#   (make test-deb DEB_SUITE=trixie PG_MAJOR=17)
 set -euo pipefail
 
 # shellcheck source-path=SCRIPTDIR source=lib-deb.sh
@@ -79,8 +80,8 @@ flock 9
 dirs=$("$repo/scripts/build-deb.sh" --then-print-dirs) || fail "scripts/build-deb.sh failed"
 extension=""
 eval "$dirs"
-[ -f "$extension/.complete" ] || fail "no package in '$extension': run make deb DEB_SUITE=$deb_suite first"
-log "make deb DEB_SUITE=$deb_suite took $(elapsed "$start_all")"
+[ -f "$extension/.complete" ] || fail "no package in '$extension': run make deb DEB_SUITE=$deb_suite PG_MAJOR=$deb_pg_major first"
+log "make deb DEB_SUITE=$deb_suite PG_MAJOR=$deb_pg_major took $(elapsed "$start_all")"
 
 install_host_packages iproute2 dpkg-dev
 root="$deb_cache/scratch/test-root-$deb_suite"

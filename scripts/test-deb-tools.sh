@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Debian's own tools on the packages of make deb, each in a system unpacked
 # from the debootstrap tarball that scripts/build-deb.sh caches, with
-# Debian's archive and, since bookworm's lacks them, the server and
-# postgresql-common packages of make deb:
+# Debian's archive and, since neither bookworm nor trixie has them, the
+# server and postgresql-common packages of make deb:
 #
 #   autopkgtest  debian/tests of postgresql-18-walscale's source package
 #                (walscale_*.dsc) in an autopkgtest-virt-unshare testbed,
@@ -39,7 +39,7 @@ trap 'if [ $? = 0 ]; then log PASS; else log FAIL; fi' EXIT
 # not yet for a suite whose server is Debian's own: make test-deb runs the
 # extension's debian/tests/load there
 if [ "$deb_server_from" = archive ]; then
-	fail "not for $deb_suite yet, whose server comes from Debian's archive: make test-deb DEB_SUITE=$deb_suite runs debian/tests/load there"
+	fail "not for PostgreSQL $deb_pg_major on $deb_suite yet, whose server comes from Debian's archive: make test-deb DEB_SUITE=$deb_suite PG_MAJOR=$deb_pg_major runs debian/tests/load there"
 fi
 
 tools=()
@@ -76,7 +76,7 @@ run_autopkgtest() {
 	start=$(date +%s)
 	log "autopkgtest, $variant: $(basename "${dscs[0]}") with postgresql-18 $(dpkg-deb -f "$pkgdir"/postgresql-18_*.deb Version)"
 	# every package of the server and of postgresql-common is offered, apt
-	# installs those the tests depend on; bookworm-updates, as in the
+	# installs those the tests depend on; the suite's -updates, as in the
 	# chroot the server was built in
 	"${nice_cmd[@]}" autopkgtest --output-dir "$out" --summary-file "$out.summary" \
 		--add-apt-source "$updates" \

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Try the packages of make deb in a clean bookworm chroot, made from a fresh
-# copy of the debootstrap tarball that scripts/build-deb.sh caches:
+# Try the packages of make deb in a clean chroot of their suite (DEB_SUITE:
+# bookworm or trixie), made from a fresh copy of the debootstrap tarball that
+# scripts/build-deb.sh caches:
 #
 #   1. install the stock postgresql-18 and postgresql-18-walscale, make a
 #      cluster with pg_createcluster (ssl = on, the snakeoil certificate),
@@ -24,7 +25,7 @@ set -euo pipefail
 
 . "$(dirname "$0")/lib-deb.sh"
 
-# a suite whose server is Debian's own from the archive (DEB_SUITE=trixie)
+# a suite whose server is Debian's own from the archive (trixie's 17)
 # has a test of its own: no server packages are built for it
 if [ "$deb_server_from" = archive ]; then
 	exec "$repo/scripts/test-deb-archive.sh" "$@"
@@ -76,7 +77,7 @@ done
 install_host_packages iproute2
 root="$deb_cache/scratch/test-root"
 netns="$deb_cache/scratch/test-netns"
-log "a fresh bookworm chroot in $root, with a network namespace of its own"
+log "a fresh $deb_suite chroot in $root, with a network namespace of its own"
 chroot_new "$root" "$(base_tarball)"
 netns_new "$netns"
 mkdir -p "$root/tmp/debs/patched" "$root/tmp/debs/stock" "$root/tmp/debs/common" "$root/tmp/debs/ext"
