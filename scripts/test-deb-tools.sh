@@ -61,6 +61,19 @@ done
 tarball=$(base_tarball)
 updates="deb $deb_mirror $deb_suite-updates main"
 
+# autopkgtest-virt-unshare maps the testbed's users into root's subordinate
+# ids (unshare --map-auto), which a fresh Debian system does not give root:
+# give it 65536 of each, after every range already given.
+ensure_root_subids() {
+	local f start
+	for f in /etc/subuid /etc/subgid; do
+		grep -q '^root:' "$f" 2>/dev/null && continue
+		start=$(awk -F: '$2 + $3 > m { m = $2 + $3 } END { print (m > 100000 ? m : 100000) }' "$f" 2>/dev/null || echo 100000)
+		log "giving root the subordinate ids $start to $((start + 65535)) in $f, for autopkgtest-virt-unshare"
+		echo "root:$start:65536" >>"$f"
+	done
+}
+
 # autopkgtest with the server of $1 (patched or stock), whose tests must
 # report $2: a line "test RESULT" for each.
 run_autopkgtest() {
@@ -125,7 +138,8 @@ run_piuparts() {
 for tool in "${tools[@]}"; do
 	case "$tool" in
 		autopkgtest)
-			install_host_packages autopkgtest
+			install_host_packages autopkgtest uidmap
+			ensure_root_subids
 			run_autopkgtest patched "installcheck PASS
 load PASS"
 			run_autopkgtest stock "installcheck SKIP
