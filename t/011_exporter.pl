@@ -43,6 +43,16 @@ if (!-x $exporter_bin)
 	exit;
 }
 
+# 0.11 (bookworm) has a bgwriter collector that fails at every scrape on
+# PostgreSQL 17 and later, and is turned off as monitoring/README.md says;
+# 0.17 (trixie) has stat_bgwriter instead, which reads PostgreSQL 17's
+# columns, and refuses --no-collector.bgwriter as an unknown flag.
+my $exporter_help = `$exporter_bin --help 2>&1`;
+my @exporter_version_flags =
+  $exporter_help =~ /--(?:\[no-\])?collector\.bgwriter\b/
+  ? ('--no-collector.bgwriter')
+  : ();
+
 # seconds to wait for the exporter's port, and for one scrape
 my $port_deadline = 30;
 my $scrape_timeout = 30;
@@ -175,7 +185,7 @@ sub start_exporter
 			'--disable-default-metrics',
 			'--disable-settings-metrics',
 			'--no-collector.database',
-			'--no-collector.bgwriter',
+			@exporter_version_flags,
 			'--log.level=info',
 		],
 		'<' => \undef,
