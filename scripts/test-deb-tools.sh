@@ -108,7 +108,9 @@ run_autopkgtest() {
 # piuparts on postgresql-18-walscale, the patched server and
 # postgresql-common in a local repository that the chroot sees at the same
 # path (--bindmount); its base system is the debootstrap tarball, which
-# piuparts wants gzip-compressed.
+# piuparts wants gzip-compressed.  trixie's debconf leaves its own
+# directory /var/cache/debconf/tmp.ci/ behind, which bookworm's piuparts
+# does not know to ignore.
 run_piuparts() {
 	local tgz=${tarball%.tar.zst}.tgz local_repo="$deb_cache/scratch/piuparts-repo" out start rc=0
 	install_host_packages piuparts apt-utils
@@ -126,6 +128,7 @@ run_piuparts() {
 	"${nice_cmd[@]}" piuparts --basetgz "$tgz" --distribution "$deb_suite" --mirror "$deb_mirror" \
 		--extra-repo "$updates" --extra-repo "deb [trusted=yes] file://$local_repo ./" \
 		--bindmount "$local_repo" --no-upgrade-test \
+		--ignore=/var/cache/debconf/tmp.ci/ \
 		"$extension"/postgresql-18-walscale_*.deb >"$out" 2>&1 || rc=$?
 	grep -E '^[0-9.ms]+ (INFO: (PASS|FAIL)|ERROR|FAIL)' "$out" | cut -d' ' -f2- | sed 's/^/  /' | tail -n 20 || true
 	log "piuparts: exit status $rc after $(elapsed "$start"); log: $out"
