@@ -184,6 +184,9 @@ run_tap_suites() {
 	mkdir -p "$root$d"
 	cp -a "$repo/Makefile" "$repo/walscale.conf" "$repo/sql" "$repo/expected" "$repo/t" "$repo/monitoring" \
 		"$repo"/walscale*.c "$repo"/walscale*.h "$root$d/"
+	# t/024 runs make sweep's report
+	mkdir -p "$root$d/bench"
+	cp -a "$repo/bench/sweep_report.py" "$repo/bench/report.py" "$root$d/bench/"
 	# the test modules of t/modules, never shipped, built against the packaged server
 	for m in "$repo"/t/modules/*/; do
 		mkdir -p "$root/tmp/modules/$(basename "$m")"
