@@ -157,6 +157,43 @@ ext_files() {
 		walscale--*.sql walscale.conf sql expected debian)
 }
 
+# The extension's version: ext_ver, debian/changelog's, which must be
+# walscale.control's default_version with a Debian revision; ext_pkg_ver,
+# the suite's package version (ext_ver with deb_version_suffix).
+extension_versions() {
+	local upstream
+	upstream=$(sed -n "s/^default_version *= *'\(.*\)'.*/\1/p" "$repo/walscale.control")
+	ext_ver=$(dpkg-parsechangelog -l "$repo/debian/changelog" -S Version)
+	case "$ext_ver" in
+		"$upstream"-*) ;;
+		*) echo "build-deb: debian/changelog is at $ext_ver, walscale.control at $upstream: add a changelog entry" >&2; exit 1 ;;
+	esac
+	ext_pkg_ver="$ext_ver$deb_version_suffix"
+}
+
+# Put a debian/changelog entry for the suite at the top of changelog $1:
+# source package $2 at version $3, dated $4, its lines the rest.
+prepend_changelog_entry() {
+	local file=$1 pkg=$2 version=$3 date=$4 line
+	shift 4
+	{
+		echo "$pkg ($version) $deb_suite; urgency=medium"
+		echo
+		for line in "$@"; do echo "$line"; done
+		echo
+		echo " -- walscale packaging <walscale@localhost>  $date"
+		echo
+		cat "$file"
+	} >"$file.new"
+	mv "$file.new" "$file"
+}
+
+# The date of debian/changelog's newest entry: a suite's entry for the
+# extension takes it, so that its source package depends on its inputs alone.
+newest_changelog_date() {
+	dpkg-parsechangelog -l "$repo/debian/changelog" -S Date
+}
+
 compute_keys() {
 	local recipe p
 	patches=("$repo"/patches/pg18/*.patch)
@@ -171,15 +208,9 @@ compute_keys() {
 		sha256sum | cut -c1-12)
 	server_dir="$deb_pkgs/postgresql-18_${server_ver}-$key"
 	stock_dir="$deb_pkgs/postgresql-18_${stock_ver}-$(echo "$recipe $pg_debver stock" | sha256sum | cut -c1-12)"
-	ext_upstream=$(sed -n "s/^default_version *= *'\(.*\)'.*/\1/p" "$repo/walscale.control")
-	ext_ver=$(dpkg-parsechangelog -l "$repo/debian/changelog" -S Version)
-	case "$ext_ver" in
-		"$ext_upstream"-*) ;;
-		*) echo "build-deb: debian/changelog is at $ext_ver, walscale.control at $ext_upstream: add a changelog entry" >&2; exit 1 ;;
-	esac
+	extension_versions
 	key=$( { echo "$recipe source+binary $stock_dir"; cd "$repo" && ext_files | sort |
 		xargs -I{} find {} -type f | sort | xargs sha256sum; } | sha256sum | cut -c1-12)
-	ext_pkg_ver="$ext_ver$deb_version_suffix"
 	ext_dir="$deb_pkgs/postgresql-18-walscale_${ext_pkg_ver}-$key"
 }
 
@@ -282,7 +313,7 @@ build_chroot_tarball() {
 # Build postgresql-18's architecture-dependent packages, patched (walscale)
 # or not (stock), into $2.
 build_server() {
-	local variant=$1 dir=$2 work src root tarball start version p out
+	local variant=$1 dir=$2 work src root tarball start version p out lines
 	version=$stock_ver
 	[ "$variant" = walscale ] && version=$server_ver
 	if [ -f "$dir/.complete" ]; then
@@ -309,20 +340,13 @@ build_server() {
 		done
 	fi
 	if [ "$version" != "$pg_debver" ]; then
-		{
-			echo "postgresql-18 ($version) $deb_suite; urgency=medium"
-			echo
-			if [ "$variant" = walscale ]; then
-				echo "  * walscale's core patch, core version $core_ver, in debian/patches/walscale:"
-				for p in "${patches[@]}"; do echo "    - $(basename "$p")"; done
-			fi
-			[ -z "$deb_version_suffix" ] || echo "  * Built for $deb_suite."
-			echo
-			echo " -- walscale packaging <walscale@localhost>  $(LC_ALL=C date -R)"
-			echo
-			cat "$src/debian/changelog"
-		} >"$src/debian/changelog.new"
-		mv "$src/debian/changelog.new" "$src/debian/changelog"
+		lines=()
+		if [ "$variant" = walscale ]; then
+			lines+=("  * walscale's core patch, core version $core_ver, in debian/patches/walscale:")
+			for p in "${patches[@]}"; do lines+=("    - $(basename "$p")"); done
+		fi
+		[ -z "$deb_version_suffix" ] || lines+=("  * Built for $deb_suite.")
+		prepend_changelog_entry "$src/debian/changelog" postgresql-18 "$version" "$(LC_ALL=C date -R)" "${lines[@]}"
 	fi
 	# quilt, as dpkg-source, refuses fuzz: every patch must apply exactly
 	if ! out=$(cd "$src" && QUILT_PATCHES=debian/patches QUILT_PC=.pc \
@@ -376,19 +400,9 @@ build_extension() {
 	chroot_new "$root" "$tarball"
 	mkdir -p "$root/build/walscale" "$root/tmp/debs"
 	(cd "$repo" && ext_files | xargs cp -a -t "$root/build/walscale/")
-	if [ -n "$deb_version_suffix" ]; then
-		# the entry's date is the newest one's, so that the source package
-		# depends on its inputs alone
-		{
-			echo "walscale ($ext_pkg_ver) $deb_suite; urgency=medium"
-			echo
-			echo "  * Built for $deb_suite."
-			echo
-			echo " -- walscale packaging <walscale@localhost>  $(dpkg-parsechangelog -l "$repo/debian/changelog" -S Date)"
-			echo
-			cat "$repo/debian/changelog"
-		} >"$root/build/walscale/debian/changelog"
-	fi
+	[ -z "$deb_version_suffix" ] ||
+		prepend_changelog_entry "$root/build/walscale/debian/changelog" walscale "$ext_pkg_ver" \
+			"$(newest_changelog_date)" "  * Built for $deb_suite."
 	for f in postgresql-server-dev-18 libpq-dev libpq5 postgresql-client-18; do
 		cp "$stock_dir/${f}_"*.deb "$root/tmp/debs/"
 	done
@@ -473,18 +487,12 @@ archive_compute_keys() {
 	suite_index_update
 	dev_ver=$(suite_candidate "postgresql-server-dev-$deb_pg_major")
 	common_dev_ver=$(suite_candidate postgresql-common-dev)
-	ext_upstream=$(sed -n "s/^default_version *= *'\(.*\)'.*/\1/p" "$repo/walscale.control")
-	ext_ver=$(dpkg-parsechangelog -l "$repo/debian/changelog" -S Version)
-	case "$ext_ver" in
-		"$ext_upstream"-*) ;;
-		*) echo "build-deb: debian/changelog is at $ext_ver, walscale.control at $ext_upstream: add a changelog entry" >&2; exit 1 ;;
-	esac
-	ext_suite_ver="$ext_ver$deb_version_suffix"
+	extension_versions
 	build_pkgs="build-essential debhelper postgresql-server-dev-$deb_pg_major=$dev_ver postgresql-common-dev=$common_dev_ver"
 	recipe="nocheck noddebs $deb_suite archive $build_pkgs"
-	key=$( { echo "$recipe source+binary $ext_suite_ver"; cd "$repo" && ext_files | sort |
+	key=$( { echo "$recipe source+binary $ext_pkg_ver"; cd "$repo" && ext_files | sort |
 		xargs -I{} find {} -type f | sort | xargs sha256sum; } | sha256sum | cut -c1-12)
-	ext_dir="$deb_pkgs/postgresql-$deb_pg_major-walscale_${ext_suite_ver}-$key"
+	ext_dir="$deb_pkgs/postgresql-$deb_pg_major-walscale_${ext_pkg_ver}-$key"
 }
 
 # The chroot the extension is built in: the suite's base system with the
@@ -529,14 +537,14 @@ archive_build_chroot_tarball() {
 # changelog entry gives the suite's version.  The source package is kept
 # beside the binary one, as bookworm's.
 build_archive_extension() {
-	local work root tarball start src date left upstream=${ext_ver%-*}
+	local work root tarball start src left upstream=${ext_ver%-*}
 	if [ -f "$ext_dir/.complete" ]; then
-		log "postgresql-$deb_pg_major-walscale $ext_suite_ver is built: $ext_dir"
+		log "postgresql-$deb_pg_major-walscale $ext_pkg_ver is built: $ext_dir"
 		return
 	fi
 	tarball=$(archive_build_chroot_tarball)
 	start=$(date +%s)
-	log "building postgresql-$deb_pg_major-walscale $ext_suite_ver for $deb_suite against postgresql-server-dev-$deb_pg_major $dev_ver"
+	log "building postgresql-$deb_pg_major-walscale $ext_pkg_ver for $deb_suite against postgresql-server-dev-$deb_pg_major $dev_ver"
 	work="$deb_cache/scratch/extension-$deb_suite"
 	chroot_umount_under "$work"
 	rm -rf "$work" "$ext_dir.tmp"
@@ -554,19 +562,9 @@ build_archive_extension() {
 		echo "build-deb: debian/tests still names PostgreSQL 18 for $deb_suite (above)" >&2
 		exit 1
 	fi
-	# the entry's date is the newest one's, so that the source package
-	# depends on its inputs alone
-	date=$(dpkg-parsechangelog -l "$repo/debian/changelog" -S Date)
-	{
-		echo "walscale ($ext_suite_ver) $deb_suite; urgency=medium"
-		echo
-		echo "  * postgresql-$deb_pg_major-walscale for $deb_suite, built against its"
-		echo "    postgresql-server-dev-$deb_pg_major $dev_ver."
-		echo
-		echo " -- walscale packaging <walscale@localhost>  $date"
-		echo
-		cat "$repo/debian/changelog"
-	} >"$src/debian/changelog"
+	prepend_changelog_entry "$src/debian/changelog" walscale "$ext_pkg_ver" "$(newest_changelog_date)" \
+		"  * postgresql-$deb_pg_major-walscale for $deb_suite, built against its" \
+		"    postgresql-server-dev-$deb_pg_major $dev_ver."
 	if ! {
 		in_chroot "$root" tar -C /build --exclude=walscale/debian -czf "/build/walscale_$upstream.orig.tar.gz" walscale &&
 		in_chroot "$root" sh -c 'cd /build/walscale && pg_buildext updatecontrol' &&
@@ -575,13 +573,13 @@ build_archive_extension() {
 	} >"$work/build.log" 2>&1; then
 		build_failed "$work" 40 "postgresql-$deb_pg_major-walscale for $deb_suite"
 	fi
-	[ -f "$root/build/postgresql-$deb_pg_major-walscale_${ext_suite_ver}_$(dpkg --print-architecture).deb" ] || {
+	[ -f "$root/build/postgresql-$deb_pg_major-walscale_${ext_pkg_ver}_$(dpkg --print-architecture).deb" ] || {
 		ls "$root/build" >&2
-		echo "build-deb: the build made no postgresql-$deb_pg_major-walscale $ext_suite_ver package (above)" >&2
+		echo "build-deb: the build made no postgresql-$deb_pg_major-walscale $ext_pkg_ver package (above)" >&2
 		exit 1
 	}
 	cp "$root"/build/walscale_*.dsc "$root"/build/walscale_*.tar.* "$ext_dir.tmp/"
-	keep_build "$root" "$work" "$ext_dir" "$start" "postgresql-$deb_pg_major-walscale $ext_suite_ver for $deb_suite"
+	keep_build "$root" "$work" "$ext_dir" "$start" "postgresql-$deb_pg_major-walscale $ext_pkg_ver for $deb_suite"
 }
 
 # Keep the newest WALSCALE_CACHE_KEEP (default 2) builds of the suite's
@@ -594,7 +592,7 @@ prune_old_archive_packages() {
 		log "pruning the older build $old"
 		rm -rf "$old"
 	done < <(find "$deb_pkgs" -mindepth 1 -maxdepth 1 -type d ! -name '*.tmp' \
-			-name "postgresql-$deb_pg_major-walscale_*+${deb_suite}[0-9]*" -printf '%T@ %p\n' |
+			-name "postgresql-$deb_pg_major-walscale_*" -printf '%T@ %p\n' |
 		sort -rn | tail -n +$((keep + 1)) | cut -d' ' -f2-)
 }
 

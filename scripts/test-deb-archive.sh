@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # make test-deb for a suite whose server is Debian's own from the archive
-# (DEB_SUITE=trixie PG_MAJOR=17, see scripts/lib-deb.sh): what a DBA with that server
-# meets who installs postgresql-NN-walscale from make deb.  In a fresh
-# chroot of the suite, made from the debootstrap tarball that
+# (DEB_SUITE=trixie PG_MAJOR=17, see scripts/lib-deb.sh): what a DBA with
+# that server meets who installs postgresql-NN-walscale from make deb.  In a
+# fresh chroot of the suite, made from the debootstrap tarball that
 # scripts/build-deb.sh caches, in a network namespace of its own:
 #
 #   1. the suite's own postgresql-NN from Debian's archive; a cluster made
