@@ -58,9 +58,9 @@ test:
 
 # Debian packages: the patched and the stock postgresql-18 and
 # postgresql-18-walscale for bookworm, or DEB_SUITE=trixie for trixie;
-# DEB_SUITE=trixie PG_MAJOR=17 builds postgresql-17-walscale for trixie's
-# own server (see README, Install from packages).  test-deb installs and
-# tries them in a clean chroot of that suite.  Both need root.
+# DEB_SUITE=trixie PG_MAJOR=17 builds the postgresql-17 set for trixie
+# (see README, Install from packages).  test-deb installs and tries them in
+# a clean chroot of that suite.  Both need root.
 deb:
 	scripts/build-deb.sh
 

@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# Build Debian packages of PostgreSQL 18 with walscale's core patch, the same
-# packages without it, and postgresql-18-walscale, for bookworm or trixie
-# (DEB_SUITE), in clean chroots of that suite made with debootstrap.  The
-# server packages come from Debian's own postgresql-18 source package (its
-# debian/ directory, its configure flags, all of contrib); the patched one
-# adds patches/pg18/*.patch to debian/patches, which must apply without
-# fuzz, and is versioned VERSION+walscaleN (N: the core patch's version) so
-# that Debian's package of the same upstream version does not replace it.
-# On trixie every version gets the suffix +trixie1 (scripts/lib-deb.sh).
-# postgresql-18 needs a newer postgresql-common-dev than bookworm has, so
-# postgresql-common is built first from its newer source, for either suite.
+# Build Debian packages of PostgreSQL NN (PG_MAJOR: 18, or 17 on trixie)
+# with walscale's core patch, the same packages without it, and
+# postgresql-NN-walscale, for bookworm or trixie (DEB_SUITE), in clean
+# chroots of that suite made with debootstrap.  The server packages come
+# from Debian's own postgresql-NN source package (its debian/ directory, its
+# configure flags, all of contrib): unstable's for 18, trixie's for 17.  The
+# patched one adds patches/pgNN/*.patch to debian/patches, which must apply
+# without fuzz, and is versioned VERSION+walscaleN (N: the core patch's
+# version) so that Debian's package of the same upstream version does not
+# replace it.  On trixie every version gets the suffix +trixie1
+# (scripts/lib-deb.sh).  postgresql-18 needs a newer postgresql-common-dev
+# than bookworm has, so postgresql-common is built first from its newer
+# source, for either suite and major.
 #
 #   scripts/build-deb.sh [--print-dirs | --then-print-dirs] [PART...]
 #
@@ -20,14 +22,7 @@
 #
 # Built packages are cached under $WALSCALE_DEB_CACHE/pkg/SUITE, keyed by
 # the PostgreSQL source version and the hash of the patches (and of the
-# extension's sources for postgresql-18-walscale): a changed key rebuilds.
-#
-# With DEB_SUITE=trixie PG_MAJOR=17 it builds postgresql-17-walscale
-# alone, in a trixie chroot, against trixie's own postgresql-server-dev-17
-# from Debian's archive: the server there is Debian's, and walscale runs on
-# it in observe mode.  PART may then only be extension; the package is
-# cached keyed by the archive's versions of the headers and of
-# postgresql-common-dev, and the extension's sources.
+# extension's sources for postgresql-NN-walscale): a changed key rebuilds.
 #
 # Environment (see also scripts/lib-deb.sh):
 #   JOBS   parallel make jobs in the server builds (default 2)
@@ -46,10 +41,6 @@ for a in "$@"; do
 		*) echo "usage: $0 [--print-dirs | --then-print-dirs] [common|server|stock|extension]..." >&2; exit 2 ;;
 	esac
 done
-if [ "$deb_server_from" = archive ]; then
-	archive_main
-	return
-fi
 [ ${#parts[@]} -gt 0 ] || parts=(common server stock extension)
 jobs=${JOBS:-2}
 log() { echo "build-deb: $*" >&2; }
@@ -114,23 +105,31 @@ download_source() {
 	return 1
 }
 
+# Debian's postgresql-NN source package: the newest version the deb-src
+# index names, or, when the mirror no longer serves that one, the newest
+# before it that it serves (scripts/deb-src.sh).
 fetch_sources() {
-	ensure_postgresql_deb_src
-	pg_debver=$(newest_source_version postgresql-18)
+	ensure_postgresql_deb_src "$deb_pg_major" ||
+		{ echo "build-deb: no deb-src entry provides $pg_pkg" >&2; exit 1; }
+	pg_debver=$(newest_source_version "$pg_pkg")
 	case "$pg_debver" in
-		18.*) ;;
-		*) echo "build-deb: no deb-src entry provides postgresql-18 18.x (got '${pg_debver}')" >&2; exit 1 ;;
+		"$deb_pg_major".*) ;;
+		*) echo "build-deb: no deb-src entry provides $pg_pkg $deb_pg_major.x (got '${pg_debver}')" >&2; exit 1 ;;
 	esac
+	if [ ! -f "$deb_cache/src/${pg_pkg}_${pg_debver#*:}.dsc" ]; then
+		log "downloading $pg_pkg $pg_debver"
+		if ! download_source "$pg_pkg" "$pg_debver"; then
+			log "apt-get source $pg_pkg=$pg_debver failed"
+			fetch_debian_pool_source "$deb_cache/src" "$pg_pkg" ||
+				{ echo "build-deb: no $pg_pkg source could be fetched" >&2; exit 1; }
+			pg_debver=$pool_source_version
+		fi
+	fi
 	pg_upstream=${pg_debver%-*}
 	pg_upstream=${pg_upstream#*:}
-	pg_dsc="$deb_cache/src/postgresql-18_${pg_debver#*:}.dsc"
-	if [ ! -f "$pg_dsc" ]; then
-		log "downloading postgresql-18 $pg_debver"
-		download_source postgresql-18 "$pg_debver" ||
-			{ echo "build-deb: apt-get source postgresql-18=$pg_debver failed" >&2; exit 1; }
-	fi
-	pg_orig=$(ls "$deb_cache/src/postgresql-18_${pg_upstream}.orig.tar."* | head -n 1)
-	pg_debian=$(ls "$deb_cache/src/postgresql-18_${pg_debver#*:}.debian.tar."* | head -n 1)
+	pg_dsc="$deb_cache/src/${pg_pkg}_${pg_debver#*:}.dsc"
+	pg_orig=$(ls "$deb_cache/src/${pg_pkg}_${pg_upstream}.orig.tar."* | head -n 1)
+	pg_debian=$(ls "$deb_cache/src/${pg_pkg}_${pg_debver#*:}.debian.tar."* | head -n 1)
 
 	common_ver=$(newest_source_version postgresql-common)
 	[ -n "$common_ver" ] || { echo "build-deb: no deb-src entry provides postgresql-common" >&2; exit 1; }
@@ -151,7 +150,7 @@ patch_changes() {
 	awk '/^diff --git/ { d = 1 } /^-- $/ { d = 0 } d && !/^index / { print }' "$1"
 }
 
-# The extension's sources, which postgresql-18-walscale is built from.
+# The extension's sources, which postgresql-NN-walscale is built from.
 ext_files() {
 	(cd "$repo" && ls -d Makefile LICENSE README.md walscale.control walscale*.c walscale*.h \
 		walscale--*.sql walscale.conf sql expected debian)
@@ -196,8 +195,8 @@ newest_changelog_date() {
 
 compute_keys() {
 	local recipe p
-	patches=("$repo"/patches/pg18/*.patch)
-	[ -e "${patches[0]}" ] || { echo "build-deb: no patches in patches/pg18" >&2; exit 1; }
+	patches=("$repo"/patches/pg"$deb_pg_major"/*.patch)
+	[ -e "${patches[0]}" ] || { echo "build-deb: no patches in patches/pg$deb_pg_major" >&2; exit 1; }
 	core_ver=$(core_version_of_patches)
 	[ -n "$core_ver" ] || { echo "build-deb: the patches define no WALSCALE_CORE_VERSION" >&2; exit 1; }
 	server_ver="${pg_debver}+walscale${core_ver}${deb_version_suffix}"
@@ -206,12 +205,12 @@ compute_keys() {
 	common_dir="$deb_pkgs/postgresql-common_${common_ver}-$(echo "$recipe" | sha256sum | cut -c1-12)"
 	key=$( { echo "$recipe $pg_debver $core_ver"; for p in "${patches[@]}"; do patch_changes "$p"; done; } |
 		sha256sum | cut -c1-12)
-	server_dir="$deb_pkgs/postgresql-18_${server_ver}-$key"
-	stock_dir="$deb_pkgs/postgresql-18_${stock_ver}-$(echo "$recipe $pg_debver stock" | sha256sum | cut -c1-12)"
+	server_dir="$deb_pkgs/${pg_pkg}_${server_ver}-$key"
+	stock_dir="$deb_pkgs/${pg_pkg}_${stock_ver}-$(echo "$recipe $pg_debver stock" | sha256sum | cut -c1-12)"
 	extension_versions
 	key=$( { echo "$recipe source+binary $stock_dir"; cd "$repo" && ext_files | sort |
 		xargs -I{} find {} -type f | sort | xargs sha256sum; } | sha256sum | cut -c1-12)
-	ext_dir="$deb_pkgs/postgresql-18-walscale_${ext_pkg_ver}-$key"
+	ext_dir="$deb_pkgs/$pg_pkg-walscale_${ext_pkg_ver}-$key"
 }
 
 # Packages a later part installs: fail clearly when its part was not built.
@@ -274,7 +273,7 @@ keep_build() {
 }
 
 # The chroot the server and the extension are built in: the suite's base with
-# postgresql-18's Build-Depends (nocheck profile) and postgresql-common-dev.
+# postgresql-NN's Build-Depends (nocheck profile) and postgresql-common-dev.
 build_chroot_tarball() {
 	local base key tarball root start
 	base=$(base_tarball)
@@ -283,7 +282,7 @@ build_chroot_tarball() {
 	tarball="$deb_cache/chroot/$deb_suite-build-$key.tar.zst"
 	if [ ! -f "$tarball" ]; then
 		start=$(date +%s)
-		log "making the build chroot (postgresql-18's Build-Depends)"
+		log "making the build chroot ($pg_pkg's Build-Depends)"
 		root="$deb_cache/scratch/build-chroot"
 		chroot_new "$root" "$base"
 		mkdir -p "$root/tmp/debs"
@@ -297,7 +296,7 @@ build_chroot_tarball() {
 			in_chroot "$root" apt-get clean
 		} >"$deb_cache/scratch/build-chroot.log" 2>&1 || {
 			tail -n 30 "$deb_cache/scratch/build-chroot.log" >&2
-			echo "build-deb: installing postgresql-18's build dependencies in the chroot failed" >&2
+			echo "build-deb: installing $pg_pkg's build dependencies in the chroot failed" >&2
 			exit 1
 		}
 		rm -rf "$root/tmp/debs" "$root/tmp/$(basename "$pg_dsc")"
@@ -310,25 +309,25 @@ build_chroot_tarball() {
 	echo "$tarball"
 }
 
-# Build postgresql-18's architecture-dependent packages, patched (walscale)
+# Build postgresql-NN's architecture-dependent packages, patched (walscale)
 # or not (stock), into $2.
 build_server() {
 	local variant=$1 dir=$2 work src root tarball start version p out lines
 	version=$stock_ver
 	[ "$variant" = walscale ] && version=$server_ver
 	if [ -f "$dir/.complete" ]; then
-		log "postgresql-18 $version is built: $dir"
+		log "$pg_pkg $version is built: $dir"
 		return
 	fi
 	need_part common
 	install_host_packages quilt zstd
 	tarball=$(build_chroot_tarball)
 	start=$(date +%s)
-	log "building postgresql-18 $version ($variant) for $deb_suite with -j$jobs; this takes a while"
+	log "building $pg_pkg $version ($variant) for $deb_suite with -j$jobs; this takes a while"
 	work="$deb_cache/scratch/server-$variant"
 	chroot_umount_under "$work"
 	rm -rf "$work" "$dir.tmp"
-	src="$work/postgresql-18"
+	src="$work/$pg_pkg"
 	mkdir -p "$src" "$dir.tmp"
 	tar -xf "$pg_orig" -C "$src" --strip-components=1
 	tar -xf "$pg_debian" -C "$src"
@@ -346,13 +345,13 @@ build_server() {
 			for p in "${patches[@]}"; do lines+=("    - $(basename "$p")"); done
 		fi
 		[ -z "$deb_version_suffix" ] || lines+=("  * Built for $deb_suite.")
-		prepend_changelog_entry "$src/debian/changelog" postgresql-18 "$version" "$(LC_ALL=C date -R)" "${lines[@]}"
+		prepend_changelog_entry "$src/debian/changelog" "$pg_pkg" "$version" "$(LC_ALL=C date -R)" "${lines[@]}"
 	fi
 	# quilt, as dpkg-source, refuses fuzz: every patch must apply exactly
 	if ! out=$(cd "$src" && QUILT_PATCHES=debian/patches QUILT_PC=.pc \
 			quilt --quiltrc - push -a --fuzz=0 2>&1); then
 		echo "$out" | tail -n 20 >&2
-		echo "build-deb: a patch does not apply without fuzz to postgresql-18 $pg_debver (above): rebase patches/pg18" >&2
+		echo "build-deb: a patch does not apply without fuzz to $pg_pkg $pg_debver (above): rebase patches/pg$deb_pg_major" >&2
 		exit 1
 	fi
 	if echo "$out" | grep -q 'with fuzz'; then
@@ -363,35 +362,35 @@ build_server() {
 	root="$work/root"
 	chroot_new "$root" "$tarball"
 	mkdir -p "$root/build" "$deb_cache/ccache"
-	mv "$src" "$root/build/postgresql-18"
+	mv "$src" "$root/build/$pg_pkg"
 	# the stock and the patched build share most objects
 	chroot_bind "$root" "$deb_cache/ccache" ccache
 	if ! in_chroot "$root" env PATH=/usr/lib/ccache:/usr/sbin:/usr/bin:/sbin:/bin \
 			CCACHE_DIR=/ccache CCACHE_MAXSIZE=5G \
 			DEB_BUILD_OPTIONS="nocheck noddebs parallel=$jobs" DEB_BUILD_PROFILES=nocheck \
-			sh -c 'cd /build/postgresql-18 && dpkg-buildpackage -B -uc -us' >"$work/build.log" 2>&1; then
-		build_failed "$work" 60 "postgresql-18 $version"
+			sh -c "cd /build/$pg_pkg && dpkg-buildpackage -B -uc -us" >"$work/build.log" 2>&1; then
+		build_failed "$work" 60 "$pg_pkg $version"
 	fi
-	keep_build "$root" "$work" "$dir" "$start" "postgresql-18 $version ($variant) for $deb_suite"
+	keep_build "$root" "$work" "$dir" "$start" "$pg_pkg $version ($variant) for $deb_suite"
 }
 
-# postgresql-18-walscale, with pg_buildext, against the stock server's
-# postgresql-server-dev-18: the module needs none of the patched headers
+# postgresql-NN-walscale, with pg_buildext, against the stock server's
+# postgresql-server-dev-NN: the module needs none of the patched headers
 # (walscale_core.h), loads into either server, and the version it names in
 # observe mode's message is then the stock one's.  The source package
 # (walscale_VERSION.dsc, an orig tarball of the sources and debian/) is
 # built beside it: autopkgtest runs debian/tests from it.
 build_extension() {
-	local work root tarball start f upstream=${ext_ver%-*}
+	local work root tarball start f upstream=${ext_ver%-*} lines=()
 	if [ -f "$ext_dir/.complete" ]; then
-		log "postgresql-18-walscale $ext_pkg_ver is built: $ext_dir"
+		log "$pg_pkg-walscale $ext_pkg_ver is built: $ext_dir"
 		return
 	fi
 	need_part common
 	need_part stock
 	tarball=$(build_chroot_tarball)
 	start=$(date +%s)
-	log "building postgresql-18-walscale $ext_pkg_ver for $deb_suite"
+	log "building $pg_pkg-walscale $ext_pkg_ver for $deb_suite"
 	work="$deb_cache/scratch/extension"
 	chroot_umount_under "$work"
 	rm -rf "$work" "$ext_dir.tmp"
@@ -400,23 +399,49 @@ build_extension() {
 	chroot_new "$root" "$tarball"
 	mkdir -p "$root/build/walscale" "$root/tmp/debs"
 	(cd "$repo" && ext_files | xargs cp -a -t "$root/build/walscale/")
-	[ -z "$deb_version_suffix" ] ||
+	[ "$deb_pg_major" = 18 ] || debian_dir_for_major "$root/build/walscale"
+	[ -z "$deb_version_suffix" ] || lines+=("  * Built for $deb_suite.")
+	[ "$deb_pg_major" = 18 ] || lines+=("  * $pg_pkg-walscale, for PostgreSQL $deb_pg_major.")
+	[ ${#lines[@]} = 0 ] ||
 		prepend_changelog_entry "$root/build/walscale/debian/changelog" walscale "$ext_pkg_ver" \
-			"$(newest_changelog_date)" "  * Built for $deb_suite."
-	for f in postgresql-server-dev-18 libpq-dev libpq5 postgresql-client-18; do
+			"$(newest_changelog_date)" "${lines[@]}"
+	for f in "postgresql-server-dev-$deb_pg_major" libpq-dev libpq5 "postgresql-client-$deb_pg_major"; do
 		cp "$stock_dir/${f}_"*.deb "$root/tmp/debs/"
 	done
 	cp "$common_dir"/postgresql-common_*.deb "$common_dir"/postgresql-client-common_*.deb "$root/tmp/debs/"
 	if ! {
 		in_chroot "$root" sh -c 'apt-get update -qq && apt-get install -y -qq /tmp/debs/*.deb' &&
 		in_chroot "$root" tar -C /build --exclude=walscale/debian -czf "/build/walscale_$upstream.orig.tar.gz" walscale &&
+		{ [ "$deb_pg_major" = 18 ] || in_chroot "$root" sh -c 'cd /build/walscale && pg_buildext updatecontrol'; } &&
 		in_chroot "$root" env DEB_BUILD_OPTIONS="nocheck noddebs" \
 			sh -c 'cd /build/walscale && dpkg-buildpackage -uc -us'
 	} >"$work/build.log" 2>&1; then
-		build_failed "$work" 40 "postgresql-18-walscale"
+		build_failed "$work" 40 "$pg_pkg-walscale"
 	fi
+	[ -f "$root/build/$pg_pkg-walscale_${ext_pkg_ver}_$(dpkg --print-architecture).deb" ] || {
+		ls "$root/build" >&2
+		echo "build-deb: the build made no $pg_pkg-walscale $ext_pkg_ver package (above)" >&2
+		exit 1
+	}
 	cp "$root"/build/walscale_*.dsc "$root"/build/walscale_*.tar.* "$ext_dir.tmp/"
-	keep_build "$root" "$work" "$ext_dir" "$start" "postgresql-18-walscale $ext_pkg_ver for $deb_suite"
+	keep_build "$root" "$work" "$ext_dir" "$start" "$pg_pkg-walscale $ext_pkg_ver for $deb_suite"
+}
+
+# The repository's debian/ is PostgreSQL 18's: for another major, the
+# build's copy of it in $1 names that major (debian/pgversions, and the
+# autopkgtest load test's server), and pg_buildext updatecontrol, as
+# Debian's extension packages do, then writes debian/control from
+# debian/control.in.  18's package and its key do not change.
+debian_dir_for_major() {
+	local src=$1 left
+	echo "$deb_pg_major" >"$src/debian/pgversions"
+	sed -i "s/postgresql-18/$pg_pkg/g; s/-v 18 /-v $deb_pg_major /g" \
+		"$src/debian/tests/load" "$src/debian/tests/control"
+	if left=$(grep -n 'postgresql-18\|-v 18 ' "$src/debian/tests/load" "$src/debian/tests/control"); then
+		echo "$left" >&2
+		echo "build-deb: debian/tests still names PostgreSQL 18 for $pg_pkg (above)" >&2
+		exit 1
+	fi
 }
 
 # Keep the newest WALSCALE_CACHE_KEEP (default 2) builds of each package,
@@ -434,166 +459,13 @@ prune_old_packages() {
 			while read -r t d; do
 				case "$(basename "$d")" in
 					postgresql-common_*) [ "$kind" = common ] ;;
-					postgresql-18-walscale_*) [ "$kind" = extension ] ;;
-					postgresql-18_*+walscale*) [ "$kind" = server ] ;;
-					postgresql-18_*) [ "$kind" = stock ] ;;
+					"$pg_pkg"-walscale_*) [ "$kind" = extension ] ;;
+					"$pg_pkg"_*+walscale*) [ "$kind" = server ] ;;
+					"$pg_pkg"_*) [ "$kind" = stock ] ;;
 					*) false ;;
 				esac && echo "$t $d"
 			done | sort -rn | tail -n +$((keep + 1)) | cut -d' ' -f2-)
 	done
-}
-
-# The suites whose server comes from Debian's archive (deb_server_from,
-# scripts/lib-deb.sh): only the extension is built, against the suite's own
-# server headers.  Patched servers for such a suite would be built as
-# bookworm's are, from the suite's own postgresql-NN source, with the
-# patches of patches/pgNN; the suite would then be "build".
-archive_main() {
-	local p
-	for p in "${parts[@]}"; do
-		[ "$p" = extension ] && continue
-		echo "build-deb: $deb_suite: no $p packages are built; its server is postgresql-$deb_pg_major from Debian's archive (only: extension)" >&2
-		exit 2
-	done
-	parts=(extension)
-	log() { echo "build-deb: $*" >&2; }
-	trap chroot_umount_all EXIT
-	# one build at a time per cache, whatever the suite
-	exec 8>"$deb_cache/.lock-build"
-	flock 8
-	install_host_packages dpkg-dev debootstrap zstd ca-certificates
-	archive_compute_keys
-	if [ "$print_dirs" = 1 ]; then
-		printf 'extension=%s\n' "$ext_dir"
-		exit 0
-	fi
-	summary=()
-	build_archive_extension
-	prune_old_archive_packages
-	log "packages:"
-	log "  extension ($(cat "$ext_dir/build-time")): $ext_dir"
-	for p in "$ext_dir"/*.deb; do log "    $(basename "$p")"; done
-	for p in "${summary[@]}"; do log "$p"; done
-	[ "$print_dirs" != 2 ] || printf 'extension=%s\n' "$ext_dir"
-}
-
-# The archive's versions of what the extension is built against, and the
-# cache directory they and the extension's sources key.  The package is
-# versioned VERSION+SUITE1 (1.5-1+trixie1): its source package differs from
-# bookworm's in debian/ (control, pgversions, tests), and the 1 leaves room
-# for a rebuild.
-archive_compute_keys() {
-	local recipe key
-	suite_index_update
-	dev_ver=$(suite_candidate "postgresql-server-dev-$deb_pg_major")
-	common_dev_ver=$(suite_candidate postgresql-common-dev)
-	extension_versions
-	build_pkgs="build-essential debhelper postgresql-server-dev-$deb_pg_major=$dev_ver postgresql-common-dev=$common_dev_ver"
-	recipe="nocheck noddebs $deb_suite archive $build_pkgs"
-	key=$( { echo "$recipe source+binary $ext_pkg_ver"; cd "$repo" && ext_files | sort |
-		xargs -I{} find {} -type f | sort | xargs sha256sum; } | sha256sum | cut -c1-12)
-	ext_dir="$deb_pkgs/postgresql-$deb_pg_major-walscale_${ext_pkg_ver}-$key"
-}
-
-# The chroot the extension is built in: the suite's base system with the
-# build's dependencies at the versions the key names.  One is kept per
-# suite: a newer minor release in the archive replaces it.
-archive_build_chroot_tarball() {
-	local base key tarball root start
-	base=$(base_tarball)
-	key=$(echo "$(basename "$base") $build_pkgs" | sha256sum | cut -c1-12)
-	tarball="$deb_cache/chroot/$deb_suite-extbuild-$key.tar.zst"
-	if [ ! -f "$tarball" ]; then
-		start=$(date +%s)
-		log "making the $deb_suite build chroot ($build_pkgs)"
-		root="$deb_cache/scratch/extbuild-chroot-$deb_suite"
-		chroot_new "$root" "$base"
-		# shellcheck disable=SC2086 # one package a word
-		{
-			in_chroot "$root" apt-get update -qq &&
-			in_chroot "$root" apt-get install -y -qq $build_pkgs &&
-			in_chroot "$root" apt-get clean
-		} >"$root.log" 2>&1 || {
-			tail -n 30 "$root.log" >&2
-			echo "build-deb: installing the build's dependencies in the $deb_suite chroot failed" >&2
-			exit 1
-		}
-		chroot_umount_all
-		tar -C "$root" -I 'zstd -T2' -cf "$tarball.tmp" .
-		mv "$tarball.tmp" "$tarball"
-		rm -rf "$root" "$root.log"
-		find "$deb_cache/chroot" -maxdepth 1 -name "$deb_suite-extbuild-*.tar.zst" ! -path "$tarball" -delete
-		log "$deb_suite build chroot made in $(elapsed "$start")"
-	fi
-	echo "$tarball"
-}
-
-# postgresql-NN-walscale for the suite, from the same sources as bookworm's
-# package, with debian/ made for the suite's PostgreSQL in the build's copy
-# (the repository's debian/ stays bookworm's, so that bookworm's package and
-# its key do not change): debian/pgversions names NN, pg_buildext
-# updatecontrol writes debian/control from debian/control.in, as Debian's
-# extension packages do, the autopkgtest load test starts NN's server, and a
-# changelog entry gives the suite's version.  The source package is kept
-# beside the binary one, as bookworm's.
-build_archive_extension() {
-	local work root tarball start src left upstream=${ext_ver%-*}
-	if [ -f "$ext_dir/.complete" ]; then
-		log "postgresql-$deb_pg_major-walscale $ext_pkg_ver is built: $ext_dir"
-		return
-	fi
-	tarball=$(archive_build_chroot_tarball)
-	start=$(date +%s)
-	log "building postgresql-$deb_pg_major-walscale $ext_pkg_ver for $deb_suite against postgresql-server-dev-$deb_pg_major $dev_ver"
-	work="$deb_cache/scratch/extension-$deb_suite"
-	chroot_umount_under "$work"
-	rm -rf "$work" "$ext_dir.tmp"
-	mkdir -p "$ext_dir.tmp"
-	root="$work/root"
-	chroot_new "$root" "$tarball"
-	src="$root/build/walscale"
-	mkdir -p "$src"
-	(cd "$repo" && ext_files | xargs cp -a -t "$src/")
-	echo "$deb_pg_major" >"$src/debian/pgversions"
-	sed -i "s/postgresql-18/postgresql-$deb_pg_major/g; s/-v 18 /-v $deb_pg_major /g" \
-		"$src/debian/tests/load" "$src/debian/tests/control"
-	if left=$(grep -n 'postgresql-18\|-v 18 ' "$src/debian/tests/load" "$src/debian/tests/control"); then
-		echo "$left" >&2
-		echo "build-deb: debian/tests still names PostgreSQL 18 for $deb_suite (above)" >&2
-		exit 1
-	fi
-	prepend_changelog_entry "$src/debian/changelog" walscale "$ext_pkg_ver" "$(newest_changelog_date)" \
-		"  * postgresql-$deb_pg_major-walscale for $deb_suite, built against its" \
-		"    postgresql-server-dev-$deb_pg_major $dev_ver."
-	if ! {
-		in_chroot "$root" tar -C /build --exclude=walscale/debian -czf "/build/walscale_$upstream.orig.tar.gz" walscale &&
-		in_chroot "$root" sh -c 'cd /build/walscale && pg_buildext updatecontrol' &&
-		in_chroot "$root" env DEB_BUILD_OPTIONS="nocheck noddebs" \
-			sh -c 'cd /build/walscale && dpkg-buildpackage -uc -us'
-	} >"$work/build.log" 2>&1; then
-		build_failed "$work" 40 "postgresql-$deb_pg_major-walscale for $deb_suite"
-	fi
-	[ -f "$root/build/postgresql-$deb_pg_major-walscale_${ext_pkg_ver}_$(dpkg --print-architecture).deb" ] || {
-		ls "$root/build" >&2
-		echo "build-deb: the build made no postgresql-$deb_pg_major-walscale $ext_pkg_ver package (above)" >&2
-		exit 1
-	}
-	cp "$root"/build/walscale_*.dsc "$root"/build/walscale_*.tar.* "$ext_dir.tmp/"
-	keep_build "$root" "$work" "$ext_dir" "$start" "postgresql-$deb_pg_major-walscale $ext_pkg_ver for $deb_suite"
-}
-
-# Keep the newest WALSCALE_CACHE_KEEP (default 2) builds of the suite's
-# package, and always the one this run uses.
-prune_old_archive_packages() {
-	local keep=${WALSCALE_CACHE_KEEP:-2} old
-	[[ "$keep" =~ ^[1-9][0-9]*$ ]] || { echo "build-deb: WALSCALE_CACHE_KEEP must be a positive integer" >&2; return 1; }
-	while read -r old; do
-		case "$old" in "" | "$ext_dir") continue ;; esac
-		log "pruning the older build $old"
-		rm -rf "$old"
-	done < <(find "$deb_pkgs" -mindepth 1 -maxdepth 1 -type d ! -name '*.tmp' \
-			-name "postgresql-$deb_pg_major-walscale_*" -printf '%T@ %p\n' |
-		sort -rn | tail -n +$((keep + 1)) | cut -d' ' -f2-)
 }
 
 main "$@"

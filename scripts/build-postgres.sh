@@ -121,45 +121,9 @@ fetch_debian_source() {
 	}
 	(cd "$cache/src" && apt-get source --download-only -qq "postgresql-$m" >&2 2>/dev/null) ||
 		(cd "$cache/src" && apt-get source --download-only "postgresql-$m" >&2) ||
-		{ [ "$m" = 17 ] && fetch_debian_pool_source_17 >&2; }
+		{ [ "$m" = 17 ] && fetch_debian_pool_source "$cache/src" postgresql-17 >&2; } ||
+		{ echo "build-postgres: set PG_SOURCE to a PostgreSQL $m source" >&2; exit 1; }
 	ls "$cache"/src/postgresql-"$m"_"$m".*.orig.tar.* | sort -V | tail -n 1
-}
-
-# trixie's Sources index may name a postgresql-17 whose files the mirror no
-# longer serves (17.12-0+deb13u1 when this was written, a 404).  Then take,
-# from the pool, the newest of the three minor versions before it, of the
-# same Debian revision, whose .dsc arrives, and check its tarball against
-# the .dsc: that .dsc is not in the signed index, so this checks the
-# download, and not who made it.
-fetch_debian_pool_source_17() {
-	local pool=http://deb.debian.org/debian/pool/main/p/postgresql-17
-	local indexed minor rev m v dsc orig sum
-	indexed=$(apt-cache showsrc postgresql-17 | sed -n 's/^Version: //p' | sort -V | tail -n 1)
-	[[ "$indexed" =~ ^17\.([0-9]+)-(.+)$ ]] || {
-		echo "build-postgres: trixie names no postgresql-17 17.x (got '$indexed')" >&2
-		return 1
-	}
-	minor=${BASH_REMATCH[1]} rev=${BASH_REMATCH[2]}
-	for ((m = minor - 1; m >= 0 && m >= minor - 3; m--)); do
-		v=17.$m
-		dsc=postgresql-17_$v-$rev.dsc
-		curl -fsS -o "$cache/src/$dsc.part" "$pool/$dsc" 2>/dev/null || continue
-		orig=$(sed -n '/^Checksums-Sha256:/,/^[^ ]/s/^ [0-9a-f]\{64\} [0-9]* \(postgresql-17_[^ ]*\.orig\.tar\.[a-z0-9]*\)$/\1/p' "$cache/src/$dsc.part")
-		sum=$(sed -n "/^Checksums-Sha256:/,/^[^ ]/s/^ \([0-9a-f]\{64\}\) [0-9]* $orig\$/\1/p" "$cache/src/$dsc.part")
-		if [ -z "$orig" ] || [ -z "$sum" ]; then
-			echo "build-postgres: $dsc names no orig tarball" >&2
-			return 1
-		fi
-		echo "build-postgres: postgresql-17 $indexed is not served; taking $v-$rev from $pool" >&2
-		curl -fsS -o "$cache/src/$orig.part" "$pool/$orig" || return 1
-		echo "$sum  $cache/src/$orig.part" | sha256sum -c --quiet - ||
-			{ echo "build-postgres: $orig does not match its .dsc" >&2; return 1; }
-		mv "$cache/src/$dsc.part" "$cache/src/$dsc"
-		mv "$cache/src/$orig.part" "$cache/src/$orig"
-		return 0
-	done
-	echo "build-postgres: neither postgresql-17 $indexed nor the three minor versions before it are served; set PG_SOURCE" >&2
-	return 1
 }
 
 source_version() {

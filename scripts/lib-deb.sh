@@ -23,21 +23,23 @@ deb_mirror=${DEB_MIRROR:-http://deb.debian.org/debian}
 deb_suite=${DEB_SUITE:-bookworm}
 # lib.sh's pg_major: PG_MAJOR, 18 by default
 deb_pg_major=$pg_major
-# What is packaged for each suite and major version.  deb_server_from:
-# "build", the server packages are built here from Debian's postgresql-18
-# source, patched and stock (neither bookworm, whose own PostgreSQL is 15,
-# nor trixie, whose own is 17, has 18); "archive", the suite's own server
-# from Debian's archive is used as it is and only the extension is built,
-# which runs there in observe mode (17 on trixie).  Building the patched 17
-# for trixie would make trixie/17 "build".
+# The suites and majors packaged: each gets the patched and the stock
+# server from Debian's own postgresql-NN source (bookworm, whose own
+# PostgreSQL is 15, and trixie, whose own is 17, have no 18: unstable's
+# source is built for them), and postgresql-NN-walscale.
 case "$deb_suite/$deb_pg_major" in
-	bookworm/18 | trixie/18) deb_server_from=build ;;
-	trixie/17) deb_server_from=archive ;;
+	bookworm/18 | trixie/18 | trixie/17) ;;
 	*)
 		echo "${0##*/}: no packages are made for PostgreSQL $deb_pg_major on $deb_suite (DEB_SUITE/PG_MAJOR: bookworm/18, trixie/18 or trixie/17)" >&2
 		exit 2
 		;;
 esac
+pg_pkg=postgresql-$deb_pg_major
+# The suite's archive carries a server of that major too (trixie's
+# postgresql-17): make test-deb also installs the extension on it
+# (scripts/test-deb-archive.sh).
+deb_archive_server=no
+[ "$deb_suite/$deb_pg_major" != trixie/17 ] || deb_archive_server=yes
 # Built packages, apart for each suite: the same package and version may
 # differ between suites, which prune_old_packages keeps apart.
 deb_pkgs="$deb_cache/pkg/$deb_suite"

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# make test-deb for a suite whose server is Debian's own from the archive
-# (DEB_SUITE=trixie PG_MAJOR=17, see scripts/lib-deb.sh): what a DBA with
-# that server meets who installs postgresql-NN-walscale from make deb.  In a
-# fresh chroot of the suite, made from the debootstrap tarball that
-# scripts/build-deb.sh caches, in a network namespace of its own:
+# make test-deb's last step where the suite's archive has a server of the
+# major packaged (DEB_SUITE=trixie PG_MAJOR=17, see scripts/lib-deb.sh):
+# what a DBA with Debian's own server meets who installs
+# postgresql-NN-walscale from make deb.  In a fresh chroot of the suite,
+# made from the debootstrap tarball that scripts/build-deb.sh caches, in a
+# network namespace of its own:
 #
 #   1. the suite's own postgresql-NN from Debian's archive; a cluster made
 #      with pg_createcluster starts;
@@ -23,27 +24,29 @@
 #      walscale is out of shared_preload_libraries, with the data and
 #      DROP EXTENSION walscale working.
 #
-# The last line is "test-deb: PASS", or "test-deb: FAIL" with a non-zero exit.
+# The last line is "test-deb-archive: PASS", or "test-deb-archive: FAIL"
+# with a non-zero exit.  scripts/test-deb.sh runs it, holding the suite's
+# test lock, with the directory of the package that make deb built:
 #
-#   DEB_SUITE=trixie PG_MAJOR=17 scripts/test-deb.sh
-#   (make test-deb DEB_SUITE=trixie PG_MAJOR=17)
+#   DEB_SUITE=trixie PG_MAJOR=17 scripts/test-deb-archive.sh EXTENSION_DIR
 set -euo pipefail
 
 # shellcheck source-path=SCRIPTDIR source=lib-deb.sh
 . "$(dirname "$0")/lib-deb.sh"
 
-if [ "$deb_server_from" != archive ]; then
-	echo "test-deb-archive: $deb_suite's server packages are built by make deb: scripts/test-deb.sh tests them" >&2
+if [ "$deb_archive_server" != yes ] || [ $# != 1 ]; then
+	echo "usage: DEB_SUITE=trixie PG_MAJOR=17 $0 EXTENSION_DIR (from scripts/test-deb.sh)" >&2
 	exit 2
 fi
+extension=$1
 v=$deb_pg_major
-log() { echo "test-deb: $*"; }
+log() { echo "test-deb-archive: $*"; }
 logfile=/var/log/postgresql/postgresql-$v-main.log
 root=""
 fail() {
-	echo "test-deb: FAILED: $*" >&2
+	echo "test-deb-archive: FAILED: $*" >&2
 	if [ -n "$root" ] && [ -f "$root$logfile" ]; then
-		echo "test-deb: the server log's last lines:" >&2
+		echo "test-deb-archive: the server log's last lines:" >&2
 		tail -n 20 "$root$logfile" >&2
 	fi
 	exit 1
@@ -65,27 +68,19 @@ cleanup() {
 	[ -z "${netns:-}" ] || netns_drop "$netns"
 	[ "$rc" = 0 ] && [ -n "$root" ] && rm -rf "$root"
 	if [ "$rc" = 0 ]; then
-		echo "test-deb: PASS"
+		echo "test-deb-archive: PASS"
 	else
-		echo "test-deb: FAIL"
+		echo "test-deb-archive: FAIL"
 	fi
 }
 trap cleanup EXIT
 
 start_all=$(date +%s)
-# one run at a time in the suite's test chroot
-exec 9>"$deb_cache/.lock-test-$deb_suite"
-flock 9
-# The package of make deb: built now if it is not in its cache.
-dirs=$("$repo/scripts/build-deb.sh" --then-print-dirs) || fail "scripts/build-deb.sh failed"
-extension=""
-eval "$dirs"
-[ -f "$extension/.complete" ] || fail "no package in '$extension': run make deb DEB_SUITE=$deb_suite PG_MAJOR=$deb_pg_major first"
-log "make deb DEB_SUITE=$deb_suite PG_MAJOR=$deb_pg_major took $(elapsed "$start_all")"
+[ -f "$extension/.complete" ] || fail "no package in '$extension'"
 
 install_host_packages iproute2 dpkg-dev
-root="$deb_cache/scratch/test-root-$deb_suite"
-netns="$deb_cache/scratch/test-netns-$deb_suite"
+root="$deb_cache/scratch/test-archive-root-$deb_suite"
+netns="$deb_cache/scratch/test-archive-netns-$deb_suite"
 log "a fresh $deb_suite chroot in $root, with a network namespace of its own"
 chroot_new "$root" "$(base_tarball)"
 netns_new "$netns"
@@ -149,7 +144,7 @@ log "the log says: $(echo "$start_log" | grep -m1 -o 'WARNING:  walscale is in o
 psql_ -c 'CREATE EXTENSION walscale' >/dev/null || fail "CREATE EXTENSION walscale"
 log "CREATE EXTENSION walscale: $(psql_ -c "SELECT extversion FROM pg_extension WHERE extname = 'walscale'")"
 status=$(psql_ -F ' | ' -c 'SELECT setting, in_effect, reason FROM walscale_setting_status ORDER BY setting')
-echo "$status" | sed 's/^/test-deb:   /'
+echo "$status" | sed 's/^/test-deb-archive:   /'
 [ "$(psql_ -c 'SELECT count(*) > 0 AND NOT bool_or(in_effect) FROM walscale_setting_status')" = t ] ||
 	fail "walscale_setting_status says a setting is in effect on Debian's server"
 [ "$(psql_ -c "SELECT count(*) FROM walscale_setting_status WHERE setting LIKE 'walscale.insert_lock%' AND reason LIKE '%without walscale''s core patch.'")" = 2 ] ||
@@ -170,7 +165,7 @@ c runuser -u postgres -- "/usr/lib/postgresql/$v/bin/pgbench" -q -i -s 1 postgre
 c runuser -u postgres -- "/usr/lib/postgresql/$v/bin/pgbench" -n -c 4 -T 5 postgres >"$root/tmp/pgbench.log" 2>&1 ||
 	{ cat "$root/tmp/pgbench.log" >&2; fail "pgbench"; }
 advice=$(psql_ -F ' | ' -c 'SELECT setting, coalesce(recommended_value, '"'-'"'), evidence, reason FROM walscale_advice ORDER BY setting')
-echo "$advice" | sed 's/^/test-deb:   /'
+echo "$advice" | sed 's/^/test-deb-archive:   /'
 [ "$(psql_ -c "SELECT count(*) FROM walscale_advice WHERE setting IN ('walscale.insert_locks', 'walscale.insert_lock_attempts', 'walscale.fastpath_groups')")" = 3 ] ||
 	fail "walscale_advice gives no row for each of the three settings"
 # the number of samples in the row shown above (the sampler runs on)

@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
 # Debian's own tools on the packages of make deb, each in a system unpacked
 # from the debootstrap tarball that scripts/build-deb.sh caches, with
-# Debian's archive and, since neither bookworm nor trixie has them, the
-# server and postgresql-common packages of make deb:
+# Debian's archive and the server and postgresql-common packages of make
+# deb (PG_MAJOR: 18, or 17 on trixie):
 #
-#   autopkgtest  debian/tests of postgresql-18-walscale's source package
+#   autopkgtest  debian/tests of postgresql-NN-walscale's source package
 #                (walscale_*.dsc) in an autopkgtest-virt-unshare testbed,
-#                once with each server: with the patched postgresql-18,
+#                once with each server: with the patched postgresql-NN,
 #                installcheck (walscale's pg_regress suite through
 #                pg_buildext) and load (walscale preloaded, the core patch
 #                in effect) pass; with the stock one, load passes in observe
 #                mode and installcheck skips, its expected output being the
 #                patched server's;
-#   piuparts     installs postgresql-18-walscale with the patched server,
+#   piuparts     installs postgresql-NN-walscale with the patched server,
 #                removes and purges it and what it pulled in, and checks
 #                that nothing is left behind.
 #
@@ -35,12 +35,6 @@ fail() {
 	exit 1
 }
 trap 'if [ $? = 0 ]; then log PASS; else log FAIL; fi' EXIT
-
-# not yet for a suite whose server is Debian's own: make test-deb runs the
-# extension's debian/tests/load there
-if [ "$deb_server_from" = archive ]; then
-	fail "not for PostgreSQL $deb_pg_major on $deb_suite yet, whose server comes from Debian's archive: make test-deb DEB_SUITE=$deb_suite PG_MAJOR=$deb_pg_major runs debian/tests/load there"
-fi
 
 tools=()
 for a in "$@"; do
@@ -87,7 +81,7 @@ run_autopkgtest() {
 	out="$deb_cache/scratch/autopkgtest-$variant"
 	rm -rf "$out" "$out.summary"
 	start=$(date +%s)
-	log "autopkgtest, $variant: $(basename "${dscs[0]}") with postgresql-18 $(dpkg-deb -f "$pkgdir"/postgresql-18_*.deb Version)"
+	log "autopkgtest, $variant: $(basename "${dscs[0]}") with $pg_pkg $(dpkg-deb -f "$pkgdir/$pg_pkg"_*.deb Version)"
 	# every package of the server and of postgresql-common is offered, apt
 	# installs those the tests depend on; the suite's -updates, as in the
 	# chroot the server was built in
@@ -105,7 +99,7 @@ run_autopkgtest() {
 	fi
 }
 
-# piuparts on postgresql-18-walscale, the patched server and
+# piuparts on postgresql-NN-walscale, the patched server and
 # postgresql-common in a local repository that the chroot sees at the same
 # path (--bindmount); its base system is the debootstrap tarball, which
 # piuparts wants gzip-compressed.  trixie's debconf leaves its own
@@ -124,12 +118,12 @@ run_piuparts() {
 	(cd "$local_repo" && apt-ftparchive packages . >Packages 2>/dev/null) || fail "apt-ftparchive packages"
 	out="$deb_cache/scratch/piuparts.log"
 	start=$(date +%s)
-	log "piuparts: $(basename "$extension"/postgresql-18-walscale_*.deb) with postgresql-18 $(dpkg-deb -f "$server"/postgresql-18_*.deb Version)"
+	log "piuparts: $(basename "$extension/$pg_pkg"-walscale_*.deb) with $pg_pkg $(dpkg-deb -f "$server/$pg_pkg"_*.deb Version)"
 	"${nice_cmd[@]}" piuparts --basetgz "$tgz" --distribution "$deb_suite" --mirror "$deb_mirror" \
 		--extra-repo "$updates" --extra-repo "deb [trusted=yes] file://$local_repo ./" \
 		--bindmount "$local_repo" --no-upgrade-test \
 		--ignore=/var/cache/debconf/tmp.ci/ \
-		"$extension"/postgresql-18-walscale_*.deb >"$out" 2>&1 || rc=$?
+		"$extension/$pg_pkg"-walscale_*.deb >"$out" 2>&1 || rc=$?
 	grep -E '^[0-9.ms]+ (INFO: (PASS|FAIL)|ERROR|FAIL)' "$out" | cut -d' ' -f2- | sed 's/^/  /' | tail -n 20 || true
 	log "piuparts: exit status $rc after $(elapsed "$start"); log: $out"
 	if [ "$rc" != 0 ] || ! tail -n 5 "$out" | grep -q 'PASS: All tests'; then

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Try the packages of make deb in a clean chroot of their suite (DEB_SUITE:
-# bookworm or trixie), made from a fresh copy of the debootstrap tarball that
-# scripts/build-deb.sh caches:
+# bookworm or trixie; PG_MAJOR: 18, or 17 on trixie), made from a fresh copy
+# of the debootstrap tarball that scripts/build-deb.sh caches:
 #
-#   1. install the stock postgresql-18 and postgresql-18-walscale, make a
+#   1. install the stock postgresql-NN and postgresql-NN-walscale, make a
 #      cluster with pg_createcluster (ssl = on, the snakeoil certificate),
 #      preload walscale and pg_stat_statements, CREATE EXTENSION walscale,
 #      run pgbench: walscale starts in observe mode, walscale_stats raises
@@ -16,7 +16,10 @@
 #   5. walscale's TAP suites (t/*.pl) against the packaged patched server,
 #      its pg_config and the TAP modules Debian installs under its pgxs
 #      directory (WALSCALE_DEB_TAP=0 skips them; PROVE_TESTS="t/001_x.pl ..."
-#      runs some).
+#      runs some);
+#   6. where the suite's archive has a server of that major (trixie's
+#      postgresql-17), postgresql-NN-walscale on that server, in observe
+#      mode (scripts/test-deb-archive.sh).
 #
 # The last line is "test-deb: PASS", or "test-deb: FAIL" with a non-zero exit.
 #
@@ -25,18 +28,13 @@ set -euo pipefail
 
 . "$(dirname "$0")/lib-deb.sh"
 
-# a suite whose server is Debian's own from the archive (trixie's 17)
-# has a test of its own: no server packages are built for it
-if [ "$deb_server_from" = archive ]; then
-	exec "$repo/scripts/test-deb-archive.sh" "$@"
-fi
-
+v=$deb_pg_major
 log() { echo "test-deb: $*"; }
 fail() {
 	echo "test-deb: FAILED: $*" >&2
-	if [ -n "${root:-}" ] && [ -f "$root/var/log/postgresql/postgresql-18-main.log" ]; then
+	if [ -n "${root:-}" ] && [ -f "$root/var/log/postgresql/postgresql-$v-main.log" ]; then
 		echo "test-deb: the server log's last lines:" >&2
-		tail -n 20 "$root/var/log/postgresql/postgresql-18-main.log" >&2
+		tail -n 20 "$root/var/log/postgresql/postgresql-$v-main.log" >&2
 	fi
 	exit 1
 }
@@ -45,7 +43,7 @@ root=""
 cleanup() {
 	local rc=$?
 	if [ -n "$root" ] && [ -n "${netns:-}" ] && [ -x "$root/usr/bin/pg_ctlcluster" ]; then
-		in_chroot "$root" pg_ctlcluster 18 main stop -m immediate >/dev/null 2>&1 || true
+		in_chroot "$root" pg_ctlcluster "$v" main stop -m immediate >/dev/null 2>&1 || true
 	fi
 	# whatever the chroot still runs (a server a failed step left)
 	if [ -n "$root" ] && [ -d "$root" ]; then
@@ -67,6 +65,9 @@ cleanup() {
 trap cleanup EXIT
 
 start_all=$(date +%s)
+# one run at a time in the suite's test chroot
+exec 9>"$deb_cache/.lock-test-$deb_suite"
+flock 9
 # The packages of make deb: built now if they are not in its cache.
 dirs=$("$repo/scripts/build-deb.sh" --then-print-dirs) || fail "scripts/build-deb.sh failed"
 eval "$dirs"
@@ -75,21 +76,23 @@ for d in "$common" "$server" "$extension" "$stock"; do
 done
 
 install_host_packages iproute2
-root="$deb_cache/scratch/test-root"
-netns="$deb_cache/scratch/test-netns"
+root="$deb_cache/scratch/test-root-$deb_suite"
+netns="$deb_cache/scratch/test-netns-$deb_suite"
 log "a fresh $deb_suite chroot in $root, with a network namespace of its own"
 chroot_new "$root" "$(base_tarball)"
 netns_new "$netns"
 mkdir -p "$root/tmp/debs/patched" "$root/tmp/debs/stock" "$root/tmp/debs/common" "$root/tmp/debs/ext"
-server_pkgs=(postgresql-18 postgresql-client-18 libpq5 postgresql-18-jit)
+server_pkgs=("$pg_pkg" "postgresql-client-$v" libpq5)
+# 18 builds JIT as a package of its own; 17's is in postgresql-17
+[ ! -f "$(echo "$server/$pg_pkg-jit_"*.deb)" ] || server_pkgs+=("$pg_pkg-jit")
 for p in "${server_pkgs[@]}"; do
 	cp "$server/${p}_"*.deb "$root/tmp/debs/patched/"
 	cp "$stock/${p}_"*.deb "$root/tmp/debs/stock/"
 done
 cp "$common"/postgresql-common_*.deb "$common"/postgresql-client-common_*.deb "$root/tmp/debs/common/"
-cp "$extension"/postgresql-18-walscale_*.deb "$root/tmp/debs/ext/"
-patched_ver=$(dpkg-deb -f "$root"/tmp/debs/patched/postgresql-18_*.deb Version)
-stock_ver=$(dpkg-deb -f "$root"/tmp/debs/stock/postgresql-18_*.deb Version)
+cp "$extension/$pg_pkg"-walscale_*.deb "$root/tmp/debs/ext/"
+patched_ver=$(dpkg-deb -f "$root/tmp/debs/patched/$pg_pkg"_*.deb Version)
+stock_ver=$(dpkg-deb -f "$root/tmp/debs/stock/$pg_pkg"_*.deb Version)
 
 # Commands in the chroot run in its own network namespace, apt's with the
 # host's network, which reaches Debian's archive.
@@ -110,14 +113,14 @@ apt_install() {
 		>>"$root/tmp/apt.log" 2>&1 || { tail -n 30 "$root/tmp/apt.log" >&2; fail "apt-get install $*"; }
 }
 psql_() { c runuser -u postgres -- psql -X -At -v ON_ERROR_STOP=1 "$@"; }
-logfile="$root/var/log/postgresql/postgresql-18-main.log"
+logfile="$root/var/log/postgresql/postgresql-$v-main.log"
 log_mark() { wc -l <"$logfile"; }
 log_since() { tail -n +$(($1 + 1)) "$logfile"; }
 
 restart() {
 	local mark
 	mark=$(log_mark)
-	c pg_ctlcluster 18 main restart || fail "the cluster did not restart on $1"
+	c pg_ctlcluster "$v" main restart || fail "the cluster did not restart on $1"
 	c pg_lsclusters | grep -q ' online ' || fail "the cluster is not online on $1"
 	restart_log=$(log_since "$mark")
 }
@@ -149,7 +152,7 @@ check_patched() {
 }
 
 pgbench_run() {
-	c runuser -u postgres -- /usr/lib/postgresql/18/bin/pgbench -n -c 4 -T 10 postgres \
+	c runuser -u postgres -- /usr/lib/postgresql/$v/bin/pgbench -n -c 4 -T 10 postgres \
 		>"$root/tmp/pgbench.log" 2>&1 || { cat "$root/tmp/pgbench.log" >&2; fail "pgbench on $1"; }
 	log "$1: pgbench -c 4 -T 10: $(grep -o 'tps = [0-9.]*' "$root/tmp/pgbench.log" | head -n 1)"
 }
@@ -165,19 +168,19 @@ check_data() {
 # walscale's TAP suites, as make test runs them, against the packaged
 # patched server (PG_PATCHED, its pg_config, the TAP modules and pg_regress
 # under its pgxs directory) and the packaged stock server (PG_STOCK, its
-# files unpacked beside it, since one system holds one postgresql-18).
+# files unpacked beside it, since one system holds one postgresql-NN).
 run_tap_suites() {
 	local d=/tmp/walscale-tap stock_prefix=/opt/walscale-stock m status=0
-	cp "$server"/postgresql-server-dev-18_*.deb "$server"/libpq-dev_*.deb "$root/tmp/debs/patched/"
+	cp "$server/postgresql-server-dev-$v"_*.deb "$server"/libpq-dev_*.deb "$root/tmp/debs/patched/"
 	# t/010 links a unit test with pg_config --libs, as a developer's machine
 	# would: the libraries' -dev packages, and Debian's libpgcommon.a and
 	# libpgport.a, which are in the pkglibdir
 	apt_install build-essential libipc-run-perl prometheus-postgres-exporter \
 		libselinux1-dev libzstd-dev liblz4-dev libxslt1-dev libxml2-dev libpam0g-dev libssl-dev \
 		libkrb5-dev zlib1g-dev libreadline-dev libnuma-dev $(debs common patched ext)
-	c pg_dropcluster --stop 18 main >/dev/null 2>&1 || true
-	for m in "$root"/tmp/debs/stock/postgresql-18_*.deb "$root"/tmp/debs/stock/postgresql-client-18_*.deb \
-			"$root"/tmp/debs/ext/postgresql-18-walscale_*.deb; do
+	c pg_dropcluster --stop "$v" main >/dev/null 2>&1 || true
+	for m in "$root/tmp/debs/stock/$pg_pkg"_*.deb "$root/tmp/debs/stock/postgresql-client-$v"_*.deb \
+			"$root/tmp/debs/ext/$pg_pkg"-walscale_*.deb; do
 		c dpkg-deb -x "${m#"$root"}" "$stock_prefix"
 	done
 	c id walscale >/dev/null 2>&1 || c useradd --create-home --shell /bin/bash walscale
@@ -191,13 +194,13 @@ run_tap_suites() {
 	for m in "$repo"/t/modules/*/; do
 		mkdir -p "$root/tmp/modules/$(basename "$m")"
 		cp -a "$m". "$root/tmp/modules/$(basename "$m")/"
-		c make -s -C "/tmp/modules/$(basename "$m")" install PG_CONFIG=/usr/lib/postgresql/18/bin/pg_config \
+		c make -s -C "/tmp/modules/$(basename "$m")" install PG_CONFIG=/usr/lib/postgresql/$v/bin/pg_config \
 			>/dev/null || fail "building the test module $(basename "$m")"
 	done
 	c chown -R walscale "$d"
-	c runuser -u walscale -- env PG_STOCK="$stock_prefix/usr/lib/postgresql/18" PG_PATCHED=/usr/lib/postgresql/18 \
-		LIBRARY_PATH=/usr/lib/postgresql/18/lib WALSCALE_CORE_VERSION="$(core_version_of_patches)" \
-		make --no-print-directory -C "$d" installcheck PG_CONFIG=/usr/lib/postgresql/18/bin/pg_config \
+	c runuser -u walscale -- env PG_STOCK="$stock_prefix/usr/lib/postgresql/$v" PG_PATCHED=/usr/lib/postgresql/$v \
+		LIBRARY_PATH=/usr/lib/postgresql/$v/lib WALSCALE_CORE_VERSION="$(core_version_of_patches)" \
+		make --no-print-directory -C "$d" installcheck PG_CONFIG=/usr/lib/postgresql/$v/bin/pg_config \
 		PROVE_FLAGS="--timer" ${PROVE_TESTS:+PROVE_TESTS="$PROVE_TESTS"} >"$root/tmp/tap.log" 2>&1 || status=1
 	grep -E 't/[0-9].*\.pl|^Files=|^Result:|^All tests|^# All [0-9]+ tests|^(not )?ok [0-9]+ +- ' "$root/tmp/tap.log" | tail -n 60
 	if [ $status != 0 ]; then
@@ -216,13 +219,13 @@ log "step 1: stock $stock_ver"
 c_net apt-get update -qq >/dev/null
 apt_install ssl-cert $(debs common stock ext)
 # a main cluster that the package made would be dropped: the test makes its own
-c pg_dropcluster --stop 18 main >/dev/null 2>&1 || true
-c pg_createcluster 18 main --start >/dev/null || fail "pg_createcluster 18 main --start"
-conf=/etc/postgresql/18/main/postgresql.conf
+c pg_dropcluster --stop "$v" main >/dev/null 2>&1 || true
+c pg_createcluster "$v" main --start >/dev/null || fail "pg_createcluster $v main --start"
+conf=/etc/postgresql/$v/main/postgresql.conf
 grep -q "^ssl = on" "$root$conf" || fail "pg_createcluster wrote no 'ssl = on'"
 grep -q "^ssl_cert_file = '/etc/ssl/certs/ssl-cert-snakeoil.pem'" "$root$conf" ||
 	fail "pg_createcluster configured no snakeoil certificate"
-cat >"$root/etc/postgresql/18/main/conf.d/walscale.conf" <<'CONF'
+cat >"$root/etc/postgresql/$v/main/conf.d/walscale.conf" <<'CONF'
 shared_preload_libraries = 'walscale,pg_stat_statements'
 walscale.insert_locks = 32
 CONF
@@ -231,7 +234,7 @@ restart stock
 log "stock: $(psql_ -c 'SELECT version()')"
 psql_ -c 'CREATE EXTENSION walscale' -c 'CREATE EXTENSION pg_stat_statements' >/dev/null
 check_observe "stock $stock_ver"
-c runuser -u postgres -- /usr/lib/postgresql/18/bin/pgbench -q -i -s 1 postgres >/dev/null 2>&1 ||
+c runuser -u postgres -- /usr/lib/postgresql/$v/bin/pgbench -q -i -s 1 postgres >/dev/null 2>&1 ||
 	fail "pgbench -i -s 1"
 pgbench_run "stock"
 # an SSL connection over TCP, as the cluster's clients make them
@@ -254,15 +257,16 @@ mkdir -p "$root/srv/walscale"
 cp -n "$root"/tmp/debs/*/*.deb "$root/srv/walscale/"
 c sh -c 'cd /srv/walscale && apt-ftparchive packages . > Packages' 2>/dev/null || fail "apt-ftparchive"
 echo 'deb [trusted=yes] file:/srv/walscale ./' >"$root/etc/apt/sources.list.d/walscale.list"
-sed -n '/^    # \/etc\/apt\/preferences.d\/walscale$/,/^    Pin-Priority/{s/^    //;/^#/d;p}' "$repo/README.md" \
-	>"$root/etc/apt/preferences.d/walscale"
+# (the README's names 18's packages, and says to put 17 for 17)
+sed -n '/^    # \/etc\/apt\/preferences.d\/walscale$/,/^    Pin-Priority/{s/^    //;/^#/d;p}' "$repo/README.md" |
+	sed "s/\(postgresql-[a-z0-9-]*\)18/\1$v/g" >"$root/etc/apt/preferences.d/walscale"
 grep -q '^Pin-Priority: 1001' "$root/etc/apt/preferences.d/walscale" || fail "no pin example in README.md"
 c_net apt-get update -qq >/dev/null
 apt_install "${server_pkgs[@]}"
-policy=$(c apt-cache policy postgresql-18)
+policy=$(c apt-cache policy "$pg_pkg")
 echo "$policy" | grep -q "^ \*\*\* $patched_ver 1001$" || fail "the pin does not apply: $policy"
-log "patched: apt-get install ${server_pkgs[*]} chose $(c dpkg-query -W -f='${Version}' postgresql-18), pinned at 1001"
-[ "$(c dpkg-query -W -f='${Version}' postgresql-18)" = "$patched_ver" ] || fail "postgresql-18 $patched_ver is not installed"
+log "patched: apt-get install ${server_pkgs[*]} chose $(c dpkg-query -W -f='${Version}' "$pg_pkg"), pinned at 1001"
+[ "$(c dpkg-query -W -f='${Version}' "$pg_pkg")" = "$patched_ver" ] || fail "$pg_pkg $patched_ver is not installed"
 restart "patched $patched_ver"
 check_patched
 check_data "$sum" "patched"
@@ -277,7 +281,7 @@ log "step 2 took $(elapsed "$step_start")"
 step_start=$(date +%s)
 log "step 3: back to stock $stock_ver, one restart"
 apt_install "${server_pkgs[@]/%/=$stock_ver}"
-[ "$(c dpkg-query -W -f='${Version}' postgresql-18)" = "$stock_ver" ] || fail "postgresql-18 $stock_ver is not installed"
+[ "$(c dpkg-query -W -f='${Version}' "$pg_pkg")" = "$stock_ver" ] || fail "$pg_pkg $stock_ver is not installed"
 restart "stock $stock_ver"
 check_observe "stock $stock_ver again"
 check_data "$sum" "stock again"
@@ -286,12 +290,12 @@ log "step 3 took $(elapsed "$step_start")"
 
 step_start=$(date +%s)
 log "step 4: apt-get purge"
-c pg_ctlcluster 18 main stop || fail "pg_ctlcluster 18 main stop"
+c pg_ctlcluster "$v" main stop || fail "pg_ctlcluster $v main stop"
 # the cluster goes first, as a DBA drops it: a purge keeps clusters' data
-rm -f "$root/etc/postgresql/18/main/conf.d/walscale.conf"
-c pg_dropcluster 18 main || fail "pg_dropcluster 18 main"
-c_net apt-get purge -y -qq postgresql-18-walscale postgresql-18 postgresql-18-jit postgresql-client-18 \
-	postgresql-common postgresql-client-common libpq5 >>"$root/tmp/apt.log" 2>&1 ||
+rm -f "$root/etc/postgresql/$v/main/conf.d/walscale.conf"
+c pg_dropcluster "$v" main || fail "pg_dropcluster $v main"
+c_net apt-get purge -y -qq "$pg_pkg-walscale" "${server_pkgs[@]}" \
+	postgresql-common postgresql-client-common >>"$root/tmp/apt.log" 2>&1 ||
 	{ tail -n 30 "$root/tmp/apt.log" >&2; fail "apt-get purge"; }
 left=$(c dpkg-query -W -f='${Package} ${Status}\n' 2>/dev/null | grep -E '^(postgresql|libpq)' | grep -v 'not-installed' || true)
 [ -z "$left" ] || fail "left installed after the purge: $left"
@@ -299,10 +303,10 @@ for pid in $(ls /proc | grep -E '^[0-9]+$'); do
 	[ "$(readlink "/proc/$pid/root" 2>/dev/null)" = "$(readlink -f "$root")" ] || continue
 	fail "a process is left running in the chroot: $(tr '\0' ' ' <"/proc/$pid/cmdline")"
 done
-for d in /etc/postgresql/18 /var/lib/postgresql/18 /usr/lib/postgresql/18/bin; do
+for d in "/etc/postgresql/$v" "/var/lib/postgresql/$v" "/usr/lib/postgresql/$v/bin"; do
 	[ ! -e "$root$d" ] || fail "$d is left after the purge"
 done
-log "purged: no postgresql package installed, no process left, no /etc/postgresql/18, /var/lib/postgresql/18 or /usr/lib/postgresql/18/bin"
+log "purged: no postgresql package installed, no process left, no /etc/postgresql/$v, /var/lib/postgresql/$v or /usr/lib/postgresql/$v/bin"
 log "step 4 took $(elapsed "$step_start")"
 
 if [ "${WALSCALE_DEB_TAP:-1}" = 1 ]; then
@@ -310,6 +314,13 @@ if [ "${WALSCALE_DEB_TAP:-1}" = 1 ]; then
 	log "step 5: walscale's TAP suites against the packaged patched server"
 	run_tap_suites
 	log "step 5 took $(elapsed "$step_start")"
+fi
+
+if [ "$deb_archive_server" = yes ]; then
+	step_start=$(date +%s)
+	log "step 6: $pg_pkg-walscale on $deb_suite's own $pg_pkg from Debian's archive"
+	"$repo/scripts/test-deb-archive.sh" "$extension" || fail "scripts/test-deb-archive.sh"
+	log "step 6 took $(elapsed "$step_start")"
 fi
 
 log "all steps took $(elapsed "$start_all")"
