@@ -45,13 +45,14 @@ done
 jobs=${JOBS:-2}
 log() { echo "build-deb: $*" >&2; }
 trap chroot_umount_all EXIT
-# one build at a time per cache
-exec 8>"$deb_cache/.lock-build"
-flock 8
-
+# one download of the sources at a time per cache; --print-dirs waits for
+# no build (CI asks while one may be running)
+exec 7>"$deb_cache/.lock-fetch"
+flock 7
 install_host_packages dpkg-dev debhelper quilt debootstrap zstd ca-certificates
 fetch_sources
 compute_keys
+flock -u 7
 print_part_dirs() {
 	printf 'common=%s\nserver=%s\nextension=%s\nstock=%s\n' \
 		"$common_dir" "$server_dir" "$ext_dir" "$stock_dir"
@@ -60,6 +61,9 @@ if [ "$print_dirs" = 1 ]; then
 	print_part_dirs
 	exit 0
 fi
+# one build at a time per cache
+exec 8>"$deb_cache/.lock-build"
+flock 8
 summary=()
 for part in "${parts[@]}"; do
 	case "$part" in
