@@ -385,7 +385,7 @@ build_server() {
 # (walscale_VERSION.dsc, an orig tarball of the sources and debian/) is
 # built beside it: autopkgtest runs debian/tests from it.
 build_extension() {
-	local work root tarball start f upstream=${ext_ver%-*} lines=()
+	local work root tarball start f upstream=${ext_ver%-*} lines=() supported
 	if [ -f "$ext_dir/.complete" ]; then
 		log "$pg_pkg-walscale $ext_pkg_ver is built: $ext_dir"
 		return
@@ -403,7 +403,13 @@ build_extension() {
 	chroot_new "$root" "$tarball"
 	mkdir -p "$root/build/walscale" "$root/tmp/debs"
 	(cd "$repo" && ext_files | xargs cp -a -t "$root/build/walscale/")
-	[ "$deb_pg_major" = 18 ] || debian_dir_for_major "$root/build/walscale"
+	# pg_buildext builds for the majors postgresql-common supports; the one
+	# built here (unstable's) supports 18 alone, so 17 is named
+	supported=()
+	if [ "$deb_pg_major" != 18 ]; then
+		debian_dir_for_major "$root/build/walscale"
+		supported=("PG_SUPPORTED_VERSIONS=$deb_pg_major")
+	fi
 	[ -z "$deb_version_suffix" ] || lines+=("  * Built for $deb_suite.")
 	[ "$deb_pg_major" = 18 ] || lines+=("  * $pg_pkg-walscale, for PostgreSQL $deb_pg_major.")
 	[ ${#lines[@]} = 0 ] ||
@@ -416,8 +422,9 @@ build_extension() {
 	if ! {
 		in_chroot "$root" sh -c 'apt-get update -qq && apt-get install -y -qq /tmp/debs/*.deb' &&
 		in_chroot "$root" tar -C /build --exclude=walscale/debian -czf "/build/walscale_$upstream.orig.tar.gz" walscale &&
-		{ [ "$deb_pg_major" = 18 ] || in_chroot "$root" sh -c 'cd /build/walscale && pg_buildext updatecontrol'; } &&
-		in_chroot "$root" env DEB_BUILD_OPTIONS="nocheck noddebs" \
+		{ [ "$deb_pg_major" = 18 ] ||
+			in_chroot "$root" env "${supported[@]}" sh -c 'cd /build/walscale && pg_buildext updatecontrol'; } &&
+		in_chroot "$root" env "${supported[@]}" DEB_BUILD_OPTIONS="nocheck noddebs" \
 			sh -c 'cd /build/walscale && dpkg-buildpackage -uc -us'
 	} >"$work/build.log" 2>&1; then
 		build_failed "$work" 40 "$pg_pkg-walscale"
