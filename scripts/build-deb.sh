@@ -212,7 +212,9 @@ compute_keys() {
 	server_dir="$deb_pkgs/${pg_pkg}_${server_ver}-$key"
 	stock_dir="$deb_pkgs/${pg_pkg}_${stock_ver}-$(echo "$recipe $pg_debver stock" | sha256sum | cut -c1-12)"
 	extension_versions
-	key=$( { echo "$recipe source+binary $stock_dir"; cd "$repo" && ext_files | sort |
+	# for another major than 18, also how debian/ is made for it
+	key=$( { echo "$recipe source+binary $stock_dir";
+		[ "$deb_pg_major" = 18 ] || declare -f debian_dir_for_major; cd "$repo" && ext_files | sort |
 		xargs -I{} find {} -type f | sort | xargs sha256sum; } | sha256sum | cut -c1-12)
 	ext_dir="$deb_pkgs/$pg_pkg-walscale_${ext_pkg_ver}-$key"
 }
@@ -448,6 +450,10 @@ debian_dir_for_major() {
 	echo "$deb_pg_major" >"$src/debian/pgversions"
 	sed -i "s/postgresql-18/$pg_pkg/g; s/-v 18 /-v $deb_pg_major /g" \
 		"$src/debian/tests/load" "$src/debian/tests/control"
+	# postgresql-server-dev-all of the postgresql-common built here
+	# depends on postgresql-server-dev-18
+	sed -i "s/postgresql-server-dev-all/postgresql-server-dev-$deb_pg_major, postgresql-common-dev/" \
+		"$src/debian/tests/control"
 	if left=$(grep -n 'postgresql-18\|-v 18 ' "$src/debian/tests/load" "$src/debian/tests/control"); then
 		echo "$left" >&2
 		echo "build-deb: debian/tests still names PostgreSQL 18 for $pg_pkg (above)" >&2
