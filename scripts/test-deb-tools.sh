@@ -12,7 +12,8 @@
 #                in effect) pass; with the stock one, load passes in observe
 #                mode and installcheck skips, its expected output being the
 #                patched server's;
-#   piuparts     installs postgresql-NN-walscale with the patched server,
+#   piuparts     installs postgresql-NN-walscale with the patched server
+#                (or the archive's newer postgresql-NN: it pins nothing),
 #                removes and purges it and what it pulled in, and checks
 #                that nothing is left behind.
 #
@@ -118,13 +119,16 @@ run_piuparts() {
 	(cd "$local_repo" && apt-ftparchive packages . >Packages 2>/dev/null) || fail "apt-ftparchive packages"
 	out="$deb_cache/scratch/piuparts.log"
 	start=$(date +%s)
-	log "piuparts: $(basename "$extension/$pg_pkg"-walscale_*.deb) with $pg_pkg $(dpkg-deb -f "$server/$pg_pkg"_*.deb Version)"
+	log "piuparts: $(basename "$extension/$pg_pkg"-walscale_*.deb), the patched $pg_pkg $(dpkg-deb -f "$server/$pg_pkg"_*.deb Version) offered"
 	"${nice_cmd[@]}" piuparts --basetgz "$tgz" --distribution "$deb_suite" --mirror "$deb_mirror" \
 		--extra-repo "$updates" --extra-repo "deb [trusted=yes] file://$local_repo ./" \
 		--bindmount "$local_repo" --no-upgrade-test \
 		--ignore=/var/cache/debconf/tmp.ci/ \
 		"$extension/$pg_pkg"-walscale_*.deb >"$out" 2>&1 || rc=$?
 	grep -E '^[0-9.ms]+ (INFO: (PASS|FAIL)|ERROR|FAIL)' "$out" | cut -d' ' -f2- | sed 's/^/  /' | tail -n 20 || true
+	# piuparts pins nothing: where the suite's archive has a newer
+	# postgresql-NN (trixie's 17), apt installs that one
+	log "piuparts: it installed $pg_pkg $(sed -n "s/.*Unpacking $pg_pkg (\([^)]*\)).*/\1/p" "$out" | head -n 1)"
 	log "piuparts: exit status $rc after $(elapsed "$start"); log: $out"
 	if [ "$rc" != 0 ] || ! tail -n 5 "$out" | grep -q 'PASS: All tests'; then
 		tail -n 40 "$out" >&2
