@@ -405,15 +405,15 @@ build_extension() {
 	chroot_new "$root" "$tarball"
 	mkdir -p "$root/build/walscale" "$root/tmp/debs"
 	(cd "$repo" && ext_files | xargs cp -a -t "$root/build/walscale/")
+	[ -z "$deb_version_suffix" ] || lines+=("  * Built for $deb_suite.")
 	# pg_buildext builds for the majors postgresql-common supports; the one
-	# built here (unstable's) supports 18 alone, so 17 is named
+	# built here (unstable's) supports 18 alone, so another is named
 	supported=()
 	if [ "$deb_pg_major" != 18 ]; then
 		debian_dir_for_major "$root/build/walscale"
 		supported=("PG_SUPPORTED_VERSIONS=$deb_pg_major")
+		lines+=("  * $pg_pkg-walscale, for PostgreSQL $deb_pg_major.")
 	fi
-	[ -z "$deb_version_suffix" ] || lines+=("  * Built for $deb_suite.")
-	[ "$deb_pg_major" = 18 ] || lines+=("  * $pg_pkg-walscale, for PostgreSQL $deb_pg_major.")
 	[ ${#lines[@]} = 0 ] ||
 		prepend_changelog_entry "$root/build/walscale/debian/changelog" walscale "$ext_pkg_ver" \
 			"$(newest_changelog_date)" "${lines[@]}"
@@ -424,7 +424,7 @@ build_extension() {
 	if ! {
 		in_chroot "$root" sh -c 'apt-get update -qq && apt-get install -y -qq /tmp/debs/*.deb' &&
 		in_chroot "$root" tar -C /build --exclude=walscale/debian -czf "/build/walscale_$upstream.orig.tar.gz" walscale &&
-		{ [ "$deb_pg_major" = 18 ] ||
+		{ [ ${#supported[@]} = 0 ] ||
 			in_chroot "$root" env "${supported[@]}" sh -c 'cd /build/walscale && pg_buildext updatecontrol'; } &&
 		in_chroot "$root" env "${supported[@]}" DEB_BUILD_OPTIONS="nocheck noddebs" \
 			sh -c 'cd /build/walscale && dpkg-buildpackage -uc -us'
