@@ -136,6 +136,9 @@ typedef struct AutoRulesState
 	bool		descending;		/* it was kept: the next is due at once */
 	double		looked_past_load;	/* the load of the last look-past; 0: none */
 	int			looked_past_windows;	/* the windows of that mean */
+	/* the same for the look-past of a grow */
+	double		looked_past_grow_load;
+	int			looked_past_grow_windows;
 
 	/*
 	 * Per number of locks (AUTO_LEVELS powers of two): the ceiling the next
@@ -168,6 +171,7 @@ typedef struct AutoVerdict
 #define AUTO_REASON_UNDO		"grow did not help"
 #define AUTO_REASON_UNJUDGED	"change could not be judged"
 #define AUTO_REASON_LOOK_AHEAD	"look-ahead: grow helped under the margin"
+#define AUTO_REASON_LOOK_PAST_GROW	"look-past: grow did not help, try twice as many"
 #define AUTO_REASON_TRY_FEWER	"try fewer"
 #define AUTO_REASON_FEWER_HURT	"fewer did not keep the rate"
 #define AUTO_REASON_LOOK_PAST	"look-past: fewer hurt, try half as many"
