@@ -388,6 +388,16 @@ grown_state(void)
 }
 
 /*
+ * Whether the window just decided kept a grow from from: neither undone nor
+ * looked past, whatever comes after it
+ */
+static bool
+grow_kept(const AutoRulesState *state, int from)
+{
+	return state->last_grow_from == from && state->since_grow_s == 0;
+}
+
+/*
  * grown_state() then a window at 32 whose rate rose by AUTO_LOOK_AHEAD_PART
  * of the margin, as contended: the look-ahead to 64 on trial from 16
  */
@@ -727,7 +737,7 @@ test_trial(void)
 	state = grown_state();
 	w.blocked_ns--;
 	(void) decide(&state, w);
-	ok(!reason_is(AUTO_REASON_UNDO),
+	ok(grow_kept(&state, 16),
 	   "trial: the same sleep per acquisition, twice the share and the rate, keeps");
 
 	/* a small share asks a smaller gain: half of it */
@@ -747,7 +757,7 @@ test_trial(void)
 	(void) decide(&state, window_at(16, AUTO_GROW_BLOCKED_SHARE));
 	w.acquisitions += 2;
 	(void) decide(&state, w);
-	ok(!reason_is(AUTO_REASON_UNDO),
+	ok(grow_kept(&state, 16),
 	   "trial: half that share keeps");
 
 	state = grown_state();
@@ -768,9 +778,10 @@ test_trial(void)
 	w.backends = 2 * BACKENDS;
 	w.blocked_ns = blocked_ns_for(half, w.backends, WINDOW_S);
 	w.acquisitions = (uint64) (ACQUISITIONS * (1.0 + 2 * AUTO_KEEP_MIN_GAIN));
-	(void) decide(&state, w);
-	ok(!reason_is(AUTO_REASON_UNDO),
-	   "trial: more backends than CPUs, each CPU inserting faster: kept");
+	is_int(decide(&state, w), 32,
+		   "trial: twice the backends, each CPU inserting faster: another load, whatever the rate");
+	ok(state.trial_from == 16 && state.trial_judged == 0,
+	   "trial: the grow stays on trial, that window not counted");
 
 	/* more backends than CPUs: the rate is per CPU, whatever their number */
 	state = fresh_state(16);
@@ -786,7 +797,7 @@ test_trial(void)
 	w.blocked_ns = blocked_ns_for(half, w.backends, WINDOW_S);
 	w.acquisitions = (uint64) (ACQUISITIONS * (1.0 + 4 * AUTO_KEEP_MIN_GAIN / 3));
 	(void) decide(&state, w);
-	ok(!reason_is(AUTO_REASON_UNDO),
+	ok(grow_kept(&state, 16),
 	   "trial: two more backends, all CPUs inserting faster: kept, though each backend is slower");
 
 	/* beyond the CPUs too: a ramp from 32 to 40 backends on 16 CPUs */
