@@ -89,9 +89,14 @@
  *	 the look-ahead's part, in a window still contended and with no more
  *	 sleep per acquisition than its baseline's, doubles once more on the
  *	 same trial, kept or undone against the first baseline as a look-ahead
- *	 is.  Once per load (within AUTO_LOAD_MOVED), as the look-past of a
- *	 halving: a load whose curve is flat or falls pays one trial at four
- *	 times its number, then the ceiling holds as before.
+ *	 is.  Once per load (within AUTO_LOAD_MOVED), and again only from a
+ *	 number above the one the last grew from: a load whose curve is flat or
+ *	 falls pays one trial at four times its number, then the ceiling holds
+ *	 as before, and no more than one per doubling up to the maximum.  Again
+ *	 from above, since a look-past spent further from the dip (from 64,
+ *	 judging 256 in the dip against 64) must not leave it unpassed from the
+ *	 number just before it (in the stochastic test's dip load at 5% noise,
+ *	 a run settled at 128 of a best 512 so).
  * The load.  A change is judged only against the load it was made under,
  * measured as the active backends the sampler saw; a window's count may
  * wander far from the next's (on this project's 2-core VM, 1 to 8 active
@@ -180,8 +185,12 @@
  * moved by more than AUTO_LOAD_MOVED.  The start is a guess and a kept
  * grow a judgement on noisy windows: without this, a number once reached
  * is never tested again while backends wait, and noise ratchets it up.
- * A kept halving is followed by the next, until one hurts: a descent from
- * a start of 512 to 32 takes four trials, not four holds.  The next waits
+ * A halving kept on a rate no lower than its baseline's is followed by the
+ * next, until one hurts: a descent from a start of 512 to 32 takes four
+ * trials, not four holds.  One kept on a lower rate, within the margin,
+ * ends the descent: a tie goes to fewer, but small losses each within the
+ * margin would walk the number down a curve that rises (in the stochastic
+ * test's dip load at 5% noise, from 128 to 8 where 512 was best).  The next waits
  * only for fresh windows, as many as its trial's baseline needs, that show
  * the load still: the halving before was judged on windows whose load held
  * within AUTO_TRIAL_MAX_LOAD_CHANGE of its baseline's, so the load has held
@@ -190,7 +199,15 @@
  * The start itself is tried as soon as the load has held still for
  * AUTO_TRIAL_WINDOWS_MAX windows, not after a hold: it was not measured,
  * only derived from the CPU count, and on a many-core server it is 128 or
- * 512 locks; no trial has yet shown the load still.
+ * 512 locks; no trial has yet shown the load still.  And it is tried before
+ * any grow: until something has moved the start, contention does not grow
+ * it, unless it is the floor, with nothing below to try.  A grow first
+ * spends its trial, and a look-past, at two and four times a start that
+ * may already be past the best (in the simulator at 480 CPUs and 2000
+ * clients, growing first reached 1024 locks and ran at 0.946 of the best
+ * fixed count, 16 locks; halving first, 0.973).  Any change ends the wait,
+ * a quiet shrink included, so a load that comes after a night's shrinks
+ * grows as soon as it is hot.
  *
  * Looking past a halving that hurt.  The rate is not always monotonic in
  * the number: a count at which backends' ProcNumbers happen to pair onto
@@ -319,6 +336,7 @@ walscale_rules_begin(AutoRulesState *state, int current_locks, int min_locks,
 	memset(state, 0, sizeof(*state));
 	/* the start was derived, not measured: its halving is tried first */
 	state->descending = true;
+	state->start_untried = true;
 	state->quiet_needed = AUTO_QUIET_WINDOWS;
 	state->hot_needed = AUTO_HOT_WINDOWS;
 	for (int i = 0; i < AUTO_LEVELS; i++)
@@ -493,6 +511,7 @@ trial_begin(AutoRulesState *state, int from, int to, int n, double margin)
 	int			first = state->recent - n;
 
 	Assert(n >= 1 && n <= state->recent);
+	state->start_untried = false;
 	state->trial_from = from;
 	state->trial_to = to;
 	state->trial_needed = n;
@@ -780,6 +799,7 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 		verdict->target = current < min ? min : max;
 		verdict->reason = current < min ? AUTO_REASON_FLOOR : AUTO_REASON_MAX;
 		verdict->spread = state->spread;
+		state->start_untried = false;
 		state->trial_from = 0;
 		state->hot_windows = 0;
 		state->quiet_windows = 0;
@@ -877,21 +897,23 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 				}
 				else if (no_more_sleep && hot && !looked_ahead &&
 						 current < limit &&
-						 load_moved(state, state->trial_load,
-									state->trial_needed,
-									state->looked_past_grow_load,
-									state->looked_past_grow_windows))
+						 (from > state->looked_past_grow_from ||
+						  load_moved(state, state->trial_load,
+									 state->trial_needed,
+									 state->looked_past_grow_load,
+									 state->looked_past_grow_windows)))
 				{
 					/*
 					 * No gain, or less than that part, still contended and no
 					 * more asleep per acquisition: look past it once per
-					 * load, to four times from, on the same trial and
-					 * baseline.
+					 * load, or again from above the last one's from, to four
+					 * times from, on the same trial and baseline.
 					 */
 					target = Min(current * 2, limit);
 					reason = AUTO_REASON_LOOK_PAST_GROW;
 					state->looked_past_grow_load = state->trial_load;
 					state->looked_past_grow_windows = state->trial_needed;
+					state->looked_past_grow_from = from;
 					state->trial_from = from;
 					state->trial_to = target;
 					trial_restart(state);
@@ -913,7 +935,8 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 				 */
 				state->since_settled_s = 0;
 				state->last_down_from = from;
-				state->descending = true;
+				/* on a lower rate, within the margin: the descent ends */
+				state->descending = mean_rate >= state->trial_rate;
 				ceiling_set(state, current);
 				state->grown_load = 0;
 				grow_backoff(state, current);
@@ -1003,7 +1026,9 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 		/* one hot window may be a burst, unless a kept grow preceded it */
 		state->hot_windows = kept_grow ? state->hot_needed :
 			state->hot_windows + 1;
-		if (current < limit && state->hot_windows >= state->hot_needed &&
+		/* the start's halving goes first, unless it is the floor */
+		if (current < limit && !(state->start_untried && current > min) &&
+			state->hot_windows >= state->hot_needed &&
 			state->recent >= n &&
 			(!state->grow_waits_still ||
 			 recent_still(state, AUTO_TRIAL_WINDOWS_MAX)))
@@ -1040,6 +1065,7 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 			{
 				target = half;
 				reason = AUTO_REASON_SHRINK;
+				state->start_untried = false;
 				state->last_shrink_from = current;
 				state->since_shrink_s = 0;
 				state->since_settled_s = 0;

@@ -134,11 +134,13 @@ typedef struct AutoRulesState
 	double		since_settled_s;	/* since the number last moved for good */
 	int			last_down_from; /* the number before the last kept halving */
 	bool		descending;		/* it was kept: the next is due at once */
+	bool		start_untried;	/* nothing has moved the start yet */
 	double		looked_past_load;	/* the load of the last look-past; 0: none */
 	int			looked_past_windows;	/* the windows of that mean */
-	/* the same for the look-past of a grow */
+	/* the same for the look-past of a grow, and the number it grew from */
 	double		looked_past_grow_load;
 	int			looked_past_grow_windows;
+	int			looked_past_grow_from;
 
 	/*
 	 * Per number of locks (AUTO_LEVELS powers of two): the ceiling the next

@@ -272,8 +272,8 @@ set_model(int from, int knee, double share)
 
 /*
  * walscale_rules_begin(), with the noise measured as none (below), and the
- * number begun at taken as measured: its halving waits for its hold, as
- * any number's (test_start tests the start's)
+ * number begun at taken as measured: its halving waits for its hold, and
+ * contention grows it, as any number's (test_start tests the start's)
  */
 static int
 calm_begin(AutoRulesState *state, int locks, int min, int max)
@@ -283,6 +283,7 @@ calm_begin(AutoRulesState *state, int locks, int min, int max)
 	state->spread = 0;
 	state->load_spread = 0;
 	state->descending = false;
+	state->start_untried = false;
 	return target;
 }
 
@@ -299,7 +300,8 @@ looked_past(AutoRulesState *state)
 
 /*
  * As if a grow's look-past had been tried under the load of the default
- * windows: a grow that does not help there is undone at once
+ * windows, from the most locks: a grow that does not help there is undone
+ * at once
  * (test_look_past_grow tests the look-past itself)
  */
 static void
@@ -307,6 +309,7 @@ looked_past_grow(AutoRulesState *state)
 {
 	state->looked_past_grow_load = BACKENDS;
 	state->looked_past_grow_windows = 1;
+	state->looked_past_grow_from = CORE_MAX_LOCKS;
 }
 
 /*
@@ -1081,6 +1084,7 @@ unlooked_grown_state(void)
 
 	state.looked_past_grow_load = 0;
 	state.looked_past_grow_windows = 0;
+	state.looked_past_grow_from = 0;
 	return state;
 }
 
@@ -1125,6 +1129,18 @@ test_look_past_grow(void)
 		   "look-past grow: 32 no faster under the same load: undone at once");
 	ok(reason_is(AUTO_REASON_UNDO), "look-past grow: the reason is AUTO_REASON_UNDO");
 
+	/* under that load, again only from above the number the last grew from */
+	for (int from = MIN_LOCKS; from <= 32; from *= 2)
+	{
+		state = fresh_state(from);
+		state.looked_past_grow_from = 16;
+		(void) decide(&state, hot_window(from));
+		(void) decide(&state, hot_window(from));
+		is_int(decide(&state, hot_window(2 * from)), from > 16 ? 4 * from : from,
+			   "look-past grow: the last one from 16, under the same load: a grow from %d that does not help is %s",
+			   from, from > 16 ? "looked past" : "undone");
+	}
+
 	/* kept if 64 gains the margin over 16 */
 	state = unlooked_grown_state();
 	(void) decide(&state, hot_window(32));
@@ -1160,13 +1176,14 @@ test_look_past_grow(void)
 	is_int(decide(&state, hot_window(64)), 16,
 		   "look-past grow: 64 no faster than 16 after a look-ahead: undone to 16, not on to 128");
 
-	/* a load beyond AUTO_LOAD_MOVED from the last look-past's: again */
+	/* a load beyond AUTO_LOAD_MOVED from the last look-past's, from 16: again */
 	for (int beyond = 0; beyond < 2; beyond++)
 	{
 		state = unlooked_grown_state();
 		state.looked_past_grow_load = BACKENDS / (1 + AUTO_LOAD_MOVED) +
 			(beyond ? -0.01 : 0.01);
 		state.looked_past_grow_windows = 1;
+		state.looked_past_grow_from = 16;
 		is_int(decide(&state, hot_window(32)), beyond ? 64 : 16,
 			   "look-past grow: the last one under a load just %s AUTO_LOAD_MOVED of this one: %s",
 			   beyond ? "beyond" : "within",
@@ -1796,8 +1813,29 @@ test_down_trial(void)
 	   "fewer: kept, and the grow back to 32 counts as tried: 16 the ceiling");
 	is_int(state.recent, 0,
 		   "fewer: kept, and the windows that judged it are forgotten: none is the next baseline");
+	ok(!state.descending,
+	   "fewer: kept on a lower rate, within the margin: the descent ends");
+	is_int(windows_to_change(&state, 16, lukewarm_window, 100000),
+		   WINDOWS_IN(AUTO_DOWN_HOLD_S),
+		   "fewer: the next halving, from 16, after AUTO_DOWN_HOLD_S");
+
+	/* kept on a rate no lower than the baseline's: the descent goes on */
+	for (int lower = 0; lower < 2; lower++)
+	{
+		AutoWindowFigures kept = lukewarm_window(16);
+
+		state = held_state();
+		kept.acquisitions = ACQUISITIONS - lower;
+		(void) decide(&state, kept);
+		ok(last_verdict.target == 16 && state.descending == !lower,
+		   "fewer: kept on %s the baseline's rate: the descent %s",
+		   lower ? "one acquisition under" : "the same rate as",
+		   lower ? "ends" : "goes on");
+	}
+	state = held_state();
+	(void) decide(&state, lukewarm_window(16));
 	is_int(windows_to_change(&state, 16, lukewarm_window, 100000), 1,
-		   "fewer: the next halving, from 16, as soon as fresh windows as many as its trial needs (1, here) show the load still");
+		   "fewer: the same rate: the next halving, from 16, as soon as fresh windows as many as its trial needs (1, here) show the load still");
 	ok(reason_is(AUTO_REASON_TRY_FEWER) && state.descending,
 	   "fewer: that is the descent going on");
 	{
@@ -1949,11 +1987,58 @@ test_start(void)
 		   AUTO_TRIAL_WINDOWS_MAX,
 		   "start: with the noise measured as none, still AUTO_TRIAL_WINDOWS_MAX windows: no trial has shown the load still");
 
-	/* at the floor there is nothing to try */
+	/* hot, the start is not grown: its halving goes first */
+	(void) walscale_rules_begin(&state, 128, MIN_LOCKS, host_max);
+	state.spread = 0;
+	state.load_spread = 0;
+	windows = windows_to_change(&state, 128, hot_window, 100000);
+	ok(windows == AUTO_TRIAL_WINDOWS_MAX && reason_is(AUTO_REASON_TRY_FEWER) &&
+	   last_verdict.target == 64,
+	   "start: hot windows do not grow it: its halving to 64 is tried after AUTO_TRIAL_WINDOWS_MAX windows");
+	{
+		AutoWindowFigures hurt = hot_window(64);
+
+		hurt.acquisitions = ACQUISITIONS / 2;
+		looked_past(&state);
+		is_int(decide(&state, hurt), 128, "start: 64 hurts: back to 128");
+	}
+	is_int(windows_to_change(&state, 128, hot_window, 100000), AUTO_HOT_WINDOWS,
+		   "start: once its halving was tried, AUTO_HOT_WINDOWS hot windows grow it");
+	ok(reason_is(AUTO_REASON_GROW) && last_verdict.target == 256,
+	   "start: to 256");
+
+	/* a quiet shrink moved it: hot windows grow the number it reached */
+	(void) walscale_rules_begin(&state, 128, MIN_LOCKS, host_max);
+	state.spread = 0;
+	state.load_spread = 0;
+	is_int(windows_to_change(&state, 128, quiet_window, 100000),
+		   AUTO_QUIET_WINDOWS, "start: quiet windows shrink it");
+	is_int(windows_to_change(&state, 64, hot_window, 100000), AUTO_HOT_WINDOWS,
+		   "start: then AUTO_HOT_WINDOWS hot windows grow 64");
+
+	/* so did a floor raised above it and lowered again */
+	(void) walscale_rules_begin(&state, 128, MIN_LOCKS, host_max);
+	state.spread = 0;
+	state.load_spread = 0;
+	{
+		AutoWindowFigures raised = hot_window(128);
+
+		raised.min_locks = 256;
+		is_int(decide(&state, raised), 256, "start: a floor of 256 raises it");
+	}
+	is_int(windows_to_change(&state, 256, hot_window, 100000), AUTO_HOT_WINDOWS,
+		   "start: the floor lowered again, AUTO_HOT_WINDOWS hot windows grow 256");
+
+	/* at the floor there is nothing to try, and contention grows it */
 	set_host(2);
 	locks = walscale_rules_begin(&state, start_for(2), MIN_LOCKS, host_max);
 	is_int(windows_to_change(&state, locks, lukewarm_window, 100000), -1,
 		   "start: 2 CPUs begin at the floor, and never halve");
+	locks = walscale_rules_begin(&state, start_for(2), MIN_LOCKS, host_max);
+	state.spread = 0;
+	is_int(windows_to_change(&state, locks, hot_window, 100000),
+		   AUTO_HOT_WINDOWS,
+		   "start: at the floor, AUTO_HOT_WINDOWS hot windows grow it");
 	set_host(CPUS);
 }
 
@@ -2014,7 +2099,7 @@ test_look_past(void)
 	is_int(decide(&state, part_rate_window(32, hurt, false)), 64,
 		   "look-past: 32 hurt again under the same load: back to 64 at once");
 
-	/* a load beyond AUTO_LOAD_MOVED from the last look-past's: again */
+	/* a load beyond AUTO_LOAD_MOVED from the last look-past's, from 16: again */
 	for (int beyond = 0; beyond < 2; beyond++)
 	{
 		state = held_at_64_state();
