@@ -134,6 +134,11 @@ typedef struct AutoRulesState
 	double		since_settled_s;	/* since the number last moved for good */
 	int			last_down_from; /* the number before the last kept halving */
 	bool		descending;		/* it was kept: the next is due at once */
+	/* the best baseline rate of the descent, its number and load (0: none) */
+	double		descent_rate;
+	int			descent_top;
+	double		descent_load;
+	int			descent_windows;	/* of that mean */
 	bool		start_untried;	/* nothing has moved the start yet */
 	double		looked_past_load;	/* the load of the last look-past; 0: none */
 	int			looked_past_windows;	/* the windows of that mean */

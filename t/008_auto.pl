@@ -224,15 +224,30 @@ sub in_effect
 
 	# every change follows a rule: a grow for contention, a look-ahead or a
 	# look-past on it, a halving tried, a look-past on it, the undo of a
-	# trial back to where it began
+	# trial back to where it began, or of a halving that hurt back to a
+	# number its descent (halvings tried one after the other, each from where
+	# the last went) came from
 	my $bad = 0;
 	my $trial_from;
+	my @descent_froms;
+	my $previous;
 	for my $c (@changes)
 	{
 		my $r = $c->{reason};
 		if ($r eq 'contention' || $r eq 'try fewer')
 		{
 			$trial_from = $c->{from};
+			@descent_froms = ()
+			  unless $r eq 'try fewer'
+			  && defined $previous
+			  && ($previous->{reason} eq 'try fewer' || $previous->{reason} eq $look_past)
+			  && $previous->{to} == $c->{from};
+			push @descent_froms, $c->{from} if $r eq 'try fewer';
+		}
+		elsif ($r eq 'fewer did not keep the rate')
+		{
+			$bad++ unless defined $trial_from && grep { $_ == $c->{to} } @descent_froms;
+			undef $trial_from;
 		}
 		elsif ($r eq $look_ahead || $r eq $look_past_grow)
 		{
@@ -242,7 +257,7 @@ sub in_effect
 		{
 			$bad++ unless defined $trial_from && 2 * $c->{to} == $c->{from};
 		}
-		elsif ($r eq $undo || $r eq $unjudged || $r eq 'fewer did not keep the rate')
+		elsif ($r eq $undo || $r eq $unjudged)
 		{
 			$bad++ unless defined $trial_from && $c->{to} == $trial_from;
 			undef $trial_from;
@@ -251,9 +266,10 @@ sub in_effect
 		{
 			$bad++;
 		}
+		$previous = $c;
 	}
 	is($bad, 0,
-		'32 clients: every change was a grow or a halving tried, a look-ahead or a look-past on a grow, a look-past on a halving, or the undo of the trial before it, back to where it began');
+		'32 clients: every change was a grow or a halving tried, a look-ahead or a look-past on a grow, a look-past on a halving, or the undo of the trial before it, back to where it or its descent began');
 	my @undos = grep { $_->{reason} eq $undo || $_->{reason} eq $unjudged } @changes;
 	my $grows_after_undo = 0;
 	if (@undos)

@@ -1813,25 +1813,63 @@ test_down_trial(void)
 	   "fewer: kept, and the grow back to 32 counts as tried: 16 the ceiling");
 	is_int(state.recent, 0,
 		   "fewer: kept, and the windows that judged it are forgotten: none is the next baseline");
-	ok(!state.descending,
-	   "fewer: kept on a lower rate, within the margin: the descent ends");
-	is_int(windows_to_change(&state, 16, lukewarm_window, 100000),
-		   WINDOWS_IN(AUTO_DOWN_HOLD_S),
-		   "fewer: the next halving, from 16, after AUTO_DOWN_HOLD_S");
+	ok(state.descending && state.descent_top == 32 &&
+	   state.descent_rate == ACQUISITIONS / (WINDOW_S * BACKENDS),
+	   "fewer: kept on a lower rate, within the margin: the descent goes on, its best 32's rate");
 
-	/* kept on a rate no lower than the baseline's: the descent goes on */
-	for (int lower = 0; lower < 2; lower++)
+	/*
+	 * The next halving is judged against the descent's best as well as its
+	 * own baseline: the two losses add up beyond the margin, so it hurt, back
+	 * to 32; as little as the first, it is kept.
+	 */
+	for (int more = 0; more < 2; more++)
 	{
-		AutoWindowFigures kept = lukewarm_window(16);
+		AutoWindowFigures at16 = lukewarm_window(16);
+		AutoWindowFigures at8 = lukewarm_window(8);
 
 		state = held_state();
-		kept.acquisitions = ACQUISITIONS - lower;
-		(void) decide(&state, kept);
-		ok(last_verdict.target == 16 && state.descending == !lower,
-		   "fewer: kept on %s the baseline's rate: the descent %s",
-		   lower ? "one acquisition under" : "the same rate as",
-		   lower ? "ends" : "goes on");
+		at16.acquisitions = w.acquisitions;
+		(void) decide(&state, at16);
+		is_int(decide(&state, at16), 8,
+			   "fewer: the next halving, from 16, at once");
+		at8.acquisitions = more ? w.acquisitions - 1 : w.acquisitions;
+		if (more)
+		{
+			is_int(decide(&state, at8), 32,
+				   "fewer: 8 one acquisition under 16, beyond the margin under 32: back to 32, the descent's best");
+			ok(reason_is(AUTO_REASON_FEWER_HURT) && !state.descending &&
+			   state.down_hold_s[level_of(32)] == 2 * AUTO_DOWN_HOLD_S &&
+			   state.down_hold_s[level_of(16)] == AUTO_DOWN_HOLD_S,
+			   "fewer: the descent ends, the hold of 32 doubled");
+		}
+		else
+			ok(decide(&state, at8) == 8 && reason_is(NULL) &&
+			   state.descending && state.descent_top == 32,
+			   "fewer: 8 at 16's rate, within the margin under 32: kept, the descent goes on");
 	}
+
+	/*
+	 * A descent's best is of its own load: a new descent, or one whose load
+	 * moved beyond AUTO_LOAD_MOVED, starts it over from its first baseline
+	 */
+	for (int moved = 0; moved < 2; moved++)
+	{
+		state = fresh_state(32);
+		state.descending = moved;
+		state.descent_rate = 2 * ACQUISITIONS / (WINDOW_S * BACKENDS);
+		state.descent_top = 64;
+		state.descent_load = moved ? BACKENDS / (1 + 2 * AUTO_LOAD_MOVED) :
+			BACKENDS;
+		state.descent_windows = 1;
+		if (!moved)
+			state.since_settled_s = AUTO_DOWN_HOLD_S;
+		(void) windows_to_change(&state, 32, lukewarm_window, 100000);
+		ok(reason_is(AUTO_REASON_TRY_FEWER) && state.descent_top == 32 &&
+		   state.descent_rate == ACQUISITIONS / (WINDOW_S * BACKENDS),
+		   "fewer: %s: the descent's best starts over, 32's",
+		   moved ? "a descent whose load moved" : "a new descent");
+	}
+
 	state = held_state();
 	(void) decide(&state, lukewarm_window(16));
 	is_int(windows_to_change(&state, 16, lukewarm_window, 100000), 1,
