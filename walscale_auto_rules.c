@@ -1130,7 +1130,7 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 			 * The best rate of the descent, under its load: each halving is
 			 * judged against it as well as against its own baseline.
 			 */
-			if (!state->descending || state->descent_rate == 0 ||
+			if (!state->descending ||
 				load_moved(state, state->trial_load, n,
 						   state->descent_load, state->descent_windows))
 			{
