@@ -139,6 +139,8 @@ typedef struct AutoRulesState
 	int			descent_top;
 	double		descent_load;
 	int			descent_windows;	/* of that mean */
+	int			descent_from;	/* the number it began from */
+	bool		descent_recheck;	/* its last halving is to be judged again */
 	bool		start_untried;	/* nothing has moved the start yet */
 	double		looked_past_load;	/* the load of the last look-past; 0: none */
 	int			looked_past_windows;	/* the windows of that mean */

@@ -2002,6 +2002,139 @@ test_down_trial(void)
 	}
 }
 
+/*
+ * lukewarm_window(locks) whose rate is part of the default's, and whose
+ * active backends are load times the default's
+ */
+static AutoWindowFigures
+descent_window(int locks, double part, double load)
+{
+	AutoWindowFigures w = lukewarm_window(locks);
+
+	w.backends = BACKENDS * load;
+	w.blocked_ns = blocked_ns_for(LUKEWARM_SHARE, w.backends, WINDOW_S);
+	w.acquisitions = (uint64) ceil(ACQUISITIONS * part *
+								   Min(w.backends, CPUS) / BACKENDS);
+	return w;
+}
+
+/*
+ * held_state(), then 32's halving kept at a rate 1% higher, then 16's: a
+ * descent from 32 to the floor, its best 16's rate.  The windows at 8 since
+ * its trial: none.
+ */
+static AutoRulesState
+descended_state(void)
+{
+	AutoRulesState state = held_state();
+
+	(void) decide(&state, descent_window(16, 1.01, 1));
+	is_int(decide(&state, descent_window(16, 1.01, 1)), 8,
+		   "recheck: descended_state() kept 32's halving, and tries 16's");
+	is_int(decide(&state, descent_window(8, 1.01, 1)), 8,
+		   "recheck: and keeps it, at the floor");
+	return state;
+}
+
+/*
+ * The number a descent's kept halving reached is judged again against the
+ * descent's best on each window, until AUTO_TRIAL_WINDOWS_MAX windows at it
+ * have shown the load still.
+ */
+static void
+test_descent_recheck(void)
+{
+	AutoRulesState state;
+	double		margin_part = 1.0 - AUTO_KEEP_MIN_GAIN;
+
+	/* a descent that goes on is judged by its next halving, not again */
+	state = held_state();
+	(void) decide(&state, lukewarm_window(16));
+	ok(state.descent_recheck && state.descent_from == 32,
+	   "recheck: 32's halving kept, 16 is to be judged again where the descent stops");
+	ok(decide(&state, descent_window(16, 0.5, 1)) == 8 &&
+	   reason_is(AUTO_REASON_TRY_FEWER),
+	   "recheck: 16 at half the rate on the window its next halving's baseline takes: that halving is tried, 16 not judged again");
+
+	/*
+	 * At the floor, where the descent stops, just beyond and just within the
+	 * margin under the best (101 less 3%), on the window after the one the
+	 * next halving's baseline would have taken
+	 */
+	for (int beyond = 0; beyond < 2; beyond++)
+	{
+		AutoWindowFigures w = descent_window(8, 1.01 * margin_part, 1);
+
+		state = descended_state();
+		is_int(decide(&state, descent_window(8, 1.01, 1)), 8,
+			   "recheck: at the floor, a window as good as the best: held");
+		if (beyond)
+		{
+			w.acquisitions--;
+			is_int(decide(&state, w), 32,
+				   "recheck: the next beyond the margin under the descent's best: back to 32, where the descent began");
+			ok(reason_is(AUTO_REASON_FEWER_HURT) && !state.descending &&
+			   !state.descent_recheck &&
+			   state.down_hold_s[level_of(32)] == 2 * AUTO_DOWN_HOLD_S,
+			   "recheck: the descent ends, the hold of 32 doubled");
+			is_int(windows_to_change(&state, 32, lukewarm_window, 100000),
+				   WINDOWS_IN(2 * AUTO_DOWN_HOLD_S),
+				   "recheck: the next halving from 32 after its doubled hold");
+		}
+		else
+			ok(decide(&state, w) == 8 && reason_is(NULL) &&
+			   state.descent_recheck,
+			   "recheck: the next within the margin: held, still to be judged");
+	}
+
+	/*
+	 * At the floor, where the descent stops: a window beyond the margin under
+	 * the best (97 against 101 less 3%, too little a fall to raise the spread
+	 * and lengthen the check), on the last of AUTO_TRIAL_WINDOWS_MAX windows,
+	 * goes back to where the descent began (32), not to its best (16); on the
+	 * one after, it is not judged.
+	 */
+	for (int after = 0; after < 2; after++)
+	{
+		int			windows;
+
+		state = descended_state();
+		ok(state.descent_top == 16 && state.descent_from == 32,
+		   "recheck: the descent's best 16, begun from 32");
+		for (windows = 1; windows < AUTO_TRIAL_WINDOWS_MAX + after; windows++)
+			if (decide(&state, descent_window(8, 1.01, 1)) != 8)
+				break;
+		if (after)
+		{
+			ok(decide(&state, descent_window(8, 0.97, 1)) == 8 &&
+			   !reason_is(AUTO_REASON_FEWER_HURT) && !state.descent_recheck,
+			   "recheck: a fall after AUTO_TRIAL_WINDOWS_MAX windows at the floor as good as the best: not judged");
+		}
+		else
+		{
+			ok(decide(&state, descent_window(8, 0.97, 1)) == 32 &&
+			   reason_is(AUTO_REASON_FEWER_HURT),
+			   "recheck: a fall on the last of AUTO_TRIAL_WINDOWS_MAX windows at the floor: back to 32, where the descent began");
+		}
+	}
+
+	/* a load that moved beyond AUTO_LOAD_MOVED is not the descent's */
+	for (int moved = 0; moved < 2; moved++)
+	{
+		double		load = moved ? 1.0 + AUTO_LOAD_MOVED + 0.01 :
+			1.0 + AUTO_LOAD_MOVED - 0.01;
+
+		state = descended_state();
+		(void) decide(&state, descent_window(8, 1.01, 1));
+		(void) decide(&state, descent_window(8, 0.9, load));
+		ok(moved ? !reason_is(AUTO_REASON_FEWER_HURT) :
+		   reason_is(AUTO_REASON_FEWER_HURT),
+		   "recheck: 0.9 of the rate under a load %s AUTO_LOAD_MOVED above the descent's: %s",
+		   moved ? "just beyond" : "just within",
+		   moved ? "not judged" : "back to 32");
+	}
+}
+
 /* the start is derived from the CPU count: its halving is tried first */
 static void
 test_start(void)
@@ -2677,6 +2810,7 @@ main(void)
 	test_spread();
 	test_unjudged();
 	test_down_trial();
+	test_descent_recheck();
 	test_start();
 	test_look_past();
 	test_grow_backoff();
