@@ -454,15 +454,25 @@ recent_forget(AutoRulesState *state)
 	state->recent = 0;
 }
 
+/*
+ * The mean of the newest n of the windows at the number in effect, of
+ * values (one of the recent_ arrays); 0 if n is 0
+ */
+static double
+recent_mean(const AutoRulesState *state, const double *values, int n)
+{
+	double		mean = 0;
+
+	for (int i = state->recent - n; i < state->recent; i++)
+		mean += values[i] / n;
+	return mean;
+}
+
 /* the mean load of the windows at the number in effect; 0 if none */
 static double
 recent_mean_load(const AutoRulesState *state)
 {
-	double		load = 0;
-
-	for (int i = 0; i < state->recent; i++)
-		load += state->recent_load[i] / state->recent;
-	return load;
+	return recent_mean(state, state->recent_load, state->recent);
 }
 
 /*
@@ -543,25 +553,16 @@ static void trial_restart(AutoRulesState *state);
 static void
 trial_begin(AutoRulesState *state, int from, int to, int n, double margin)
 {
-	int			first = state->recent - n;
-
 	Assert(n >= 1 && n <= state->recent);
 	state->start_untried = false;
 	state->trial_from = from;
 	state->trial_to = to;
 	state->trial_needed = n;
 	state->trial_margin = margin;
-	state->trial_rate = 0;
-	state->trial_wait_ns = 0;
-	state->trial_load = 0;
-	state->trial_blocked = 0;
-	for (int i = first; i < state->recent; i++)
-	{
-		state->trial_rate += state->recent_rate[i] / n;
-		state->trial_wait_ns += state->recent_wait_ns[i] / n;
-		state->trial_load += state->recent_load[i] / n;
-		state->trial_blocked += state->recent_blocked[i] / n;
-	}
+	state->trial_rate = recent_mean(state, state->recent_rate, n);
+	state->trial_wait_ns = recent_mean(state, state->recent_wait_ns, n);
+	state->trial_load = recent_mean(state, state->recent_load, n);
+	state->trial_blocked = recent_mean(state, state->recent_blocked, n);
 	state->trial_load_tolerance =
 		Max(AUTO_TRIAL_MAX_LOAD_CHANGE,
 			AUTO_TRIAL_Z * window_deviation(state->load_spread) *
@@ -636,14 +637,13 @@ recent_still(const AutoRulesState *state, int windows)
 {
 	int			first = state->recent - windows;
 	int			half = windows / 2;
-	double		mean = 0;
+	double		mean;
 	double		older = 0;
 	double		newer = 0;
 
 	if (first < 0)
 		return false;
-	for (int i = first; i < state->recent; i++)
-		mean += state->recent_load[i] / windows;
+	mean = recent_mean(state, state->recent_load, windows);
 	for (int i = first; i < state->recent; i++)
 		if (load_stepped(state->recent_load[i], mean))
 			return false;
@@ -680,20 +680,22 @@ ceiling_set(AutoRulesState *state, int from)
 	state->grow_hold_windows[level] = state->trial_needed;
 }
 
-/* a halving from from that hurt, or could not be judged: hold longer */
+/*
+ * A halving from from that hurt, or could not be judged, under load, the
+ * mean of windows windows: hold longer
+ */
 static void
-down_hold_double(AutoRulesState *state, int from)
+down_hold_double(AutoRulesState *state, int from, double load, int windows)
 {
 	int			level = level_of(from);
 
-	if (load_moved(state, state->trial_load, state->trial_needed,
-				   state->down_hold_load[level],
+	if (load_moved(state, load, windows, state->down_hold_load[level],
 				   state->down_hold_windows[level]))
 		state->down_hold_s[level] = AUTO_DOWN_HOLD_S;
 	state->down_hold_s[level] = Min(state->down_hold_s[level] * 2,
 									AUTO_CEILING_HOLD_MAX_S);
-	state->down_hold_load[level] = state->trial_load;
-	state->down_hold_windows[level] = state->trial_needed;
+	state->down_hold_load[level] = load;
+	state->down_hold_windows[level] = windows;
 	state->since_settled_s = 0;
 }
 
@@ -911,7 +913,8 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 					state->grown_windows = state->trial_needed;
 					/* back to where a kept halving came from: slower to halve */
 					if (current == state->last_down_from)
-						down_hold_double(state, current);
+						down_hold_double(state, current, state->trial_load,
+										 state->trial_needed);
 				}
 				else if (no_more_sleep &&
 						 mean_rate >= state->trial_rate *
@@ -1007,7 +1010,8 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 				target = Min(Max(from, state->descent_top), max);
 				reason = AUTO_REASON_FEWER_HURT;
 				state->descending = false;
-				down_hold_double(state, target);
+				down_hold_double(state, target, state->trial_load,
+								 state->trial_needed);
 				/* it is now judged under this load */
 				state->grown_load = 0;
 			}
@@ -1041,7 +1045,8 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 			{
 				target = Min(from, max);
 				state->descending = false;
-				down_hold_double(state, from);
+				down_hold_double(state, from, state->trial_load,
+								 state->trial_needed);
 				state->grown_load = 0;
 			}
 		}
@@ -1069,16 +1074,12 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 	if (state->descent_recheck && state->trial_from == 0 && current == min)
 	{
 		int			n = trial_windows_needed(state->spread, AUTO_KEEP_MIN_GAIN);
-		double		recent_rate = 0;
-		double		recent_load = 0;
 
 		if (recent_still(state, n))
 		{
-			for (int i = state->recent - n; i < state->recent; i++)
-			{
-				recent_rate += state->recent_rate[i] / n;
-				recent_load += state->recent_load[i] / n;
-			}
+			double		recent_rate = recent_mean(state, state->recent_rate, n);
+			double		recent_load = recent_mean(state, state->recent_load, n);
+
 			if (!load_moved(state, recent_load, n, state->descent_load,
 							state->descent_windows) &&
 				recent_rate < state->descent_rate *
@@ -1087,10 +1088,7 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 				target = Min(state->descent_from, max);
 				state->descending = false;
 				state->descent_recheck = false;
-				/* the hold is learnt under the load of these windows */
-				state->trial_load = recent_load;
-				state->trial_needed = n;
-				down_hold_double(state, target);
+				down_hold_double(state, target, recent_load, n);
 				state->grown_load = 0;
 				state->hot_windows = 0;
 				state->quiet_windows = 0;

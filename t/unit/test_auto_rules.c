@@ -2002,19 +2002,13 @@ test_down_trial(void)
 	}
 }
 
-/*
- * lukewarm_window(locks) whose rate is part of the default's, and whose
- * active backends are load times the default's
- */
+/* a lukewarm window at locks whose rate is part of the baseline's */
 static AutoWindowFigures
-descent_window(int locks, double part, double load)
+part_rate_window(int locks, double part, bool quiet)
 {
-	AutoWindowFigures w = lukewarm_window(locks);
+	AutoWindowFigures w = window_at(locks, quiet ? 0 : LUKEWARM_SHARE);
 
-	w.backends = BACKENDS * load;
-	w.blocked_ns = blocked_ns_for(LUKEWARM_SHARE, w.backends, WINDOW_S);
-	w.acquisitions = (uint64) ceil(ACQUISITIONS * part *
-								   Min(w.backends, CPUS) / BACKENDS);
+	w.acquisitions = (uint64) floor(ACQUISITIONS * part);
 	return w;
 }
 
@@ -2028,10 +2022,10 @@ descended_state(void)
 {
 	AutoRulesState state = held_state();
 
-	(void) decide(&state, descent_window(16, 1.01, 1));
-	is_int(decide(&state, descent_window(16, 1.01, 1)), 8,
+	(void) decide(&state, part_rate_window(16, 1.01, false));
+	is_int(decide(&state, part_rate_window(16, 1.01, false)), 8,
 		   "recheck: descended_state() kept 32's halving, and tries 16's");
-	is_int(decide(&state, descent_window(8, 1.01, 1)), 8,
+	is_int(decide(&state, part_rate_window(8, 1.01, false)), 8,
 		   "recheck: and keeps it, at the floor");
 	return state;
 }
@@ -2052,7 +2046,7 @@ test_descent_recheck(void)
 	(void) decide(&state, lukewarm_window(16));
 	ok(state.descent_recheck && state.descent_from == 32,
 	   "recheck: 32's halving kept, 16 is to be judged again where the descent stops");
-	ok(decide(&state, descent_window(16, 0.5, 1)) == 8 &&
+	ok(decide(&state, part_rate_window(16, 0.5, false)) == 8 &&
 	   reason_is(AUTO_REASON_TRY_FEWER),
 	   "recheck: 16 at half the rate on the window its next halving's baseline takes: that halving is tried, 16 not judged again");
 
@@ -2063,10 +2057,11 @@ test_descent_recheck(void)
 	 */
 	for (int beyond = 0; beyond < 2; beyond++)
 	{
-		AutoWindowFigures w = descent_window(8, 1.01 * margin_part, 1);
+		AutoWindowFigures w = part_rate_window(8, 1, false);
 
+		w.acquisitions = (uint64) ceil(ACQUISITIONS * 1.01 * margin_part);
 		state = descended_state();
-		is_int(decide(&state, descent_window(8, 1.01, 1)), 8,
+		is_int(decide(&state, part_rate_window(8, 1.01, false)), 8,
 			   "recheck: at the floor, a window as good as the best: held");
 		if (beyond)
 		{
@@ -2102,17 +2097,17 @@ test_descent_recheck(void)
 		ok(state.descent_top == 16 && state.descent_from == 32,
 		   "recheck: the descent's best 16, begun from 32");
 		for (windows = 1; windows < AUTO_TRIAL_WINDOWS_MAX + after; windows++)
-			if (decide(&state, descent_window(8, 1.01, 1)) != 8)
+			if (decide(&state, part_rate_window(8, 1.01, false)) != 8)
 				break;
 		if (after)
 		{
-			ok(decide(&state, descent_window(8, 0.97, 1)) == 8 &&
+			ok(decide(&state, part_rate_window(8, 0.97, false)) == 8 &&
 			   !reason_is(AUTO_REASON_FEWER_HURT) && !state.descent_recheck,
 			   "recheck: a fall after AUTO_TRIAL_WINDOWS_MAX windows at the floor as good as the best: not judged");
 		}
 		else
 		{
-			ok(decide(&state, descent_window(8, 0.97, 1)) == 32 &&
+			ok(decide(&state, part_rate_window(8, 0.97, false)) == 32 &&
 			   reason_is(AUTO_REASON_FEWER_HURT),
 			   "recheck: a fall on the last of AUTO_TRIAL_WINDOWS_MAX windows at the floor: back to 32, where the descent began");
 		}
@@ -2121,12 +2116,14 @@ test_descent_recheck(void)
 	/* a load that moved beyond AUTO_LOAD_MOVED is not the descent's */
 	for (int moved = 0; moved < 2; moved++)
 	{
-		double		load = moved ? 1.0 + AUTO_LOAD_MOVED + 0.01 :
-			1.0 + AUTO_LOAD_MOVED - 0.01;
+		AutoWindowFigures w = part_rate_window(8, 0.9, false);
 
+		w.backends = BACKENDS * (moved ? 1.0 + AUTO_LOAD_MOVED + 0.01 :
+								 1.0 + AUTO_LOAD_MOVED - 0.01);
+		w.blocked_ns = blocked_ns_for(LUKEWARM_SHARE, w.backends, WINDOW_S);
 		state = descended_state();
-		(void) decide(&state, descent_window(8, 1.01, 1));
-		(void) decide(&state, descent_window(8, 0.9, load));
+		(void) decide(&state, part_rate_window(8, 1.01, false));
+		(void) decide(&state, w);
 		ok(moved ? !reason_is(AUTO_REASON_FEWER_HURT) :
 		   reason_is(AUTO_REASON_FEWER_HURT),
 		   "recheck: 0.9 of the rate under a load %s AUTO_LOAD_MOVED above the descent's: %s",
@@ -2221,16 +2218,6 @@ held_at_64_state(void)
 
 	(void) windows_to_change(&state, 64, lukewarm_window, 100000);
 	return state;
-}
-
-/* a lukewarm window at locks whose rate is part of the baseline's */
-static AutoWindowFigures
-part_rate_window(int locks, double part, bool quiet)
-{
-	AutoWindowFigures w = window_at(locks, quiet ? 0 : LUKEWARM_SHARE);
-
-	w.acquisitions = (uint64) floor(ACQUISITIONS * part);
-	return w;
 }
 
 /* a first halving that hurt looks past itself once per load */
