@@ -1155,11 +1155,43 @@ test_look_past_grow(void)
 	state = unlooked_grown_state();
 	is_int(decide(&state, lukewarm_window(32)), 16,
 		   "look-past grow: 32 no faster, no longer contended: undone");
+	/* the sleep per acquisition may have risen by the margin, and no more */
+	for (int beyond = 0; beyond < 2; beyond++)
+	{
+		double		sleep_at_margin;
+
+		state = unlooked_grown_state();
+		sleep_at_margin = state.trial_wait_ns * (1.0 + state.trial_margin) *
+			ACQUISITIONS;
+		w = hot_window(32);
+		w.blocked_ns = beyond ? (uint64) ceil(sleep_at_margin) + 1 :
+			(uint64) floor(sleep_at_margin);
+		ok(w.blocked_ns > window_at(16, HOT_SHARE).blocked_ns,
+		   "look-past grow: the sleep per acquisition %s the margin is up",
+		   beyond ? "just beyond" : "at");
+		is_int(decide(&state, w), beyond ? 16 : 64,
+			   "look-past grow: 32 no faster, the sleep per acquisition up by %s: %s",
+			   beyond ? "just beyond the margin" : "the margin",
+			   beyond ? "undone" : "64 tried");
+	}
+
+	/* what it looked past to is kept only on the kept grow's strict test */
 	state = unlooked_grown_state();
 	w = hot_window(32);
 	w.blocked_ns++;
+	is_int(decide(&state, w), 64,
+		   "look-past grow: 32 no faster, the sleep per acquisition up by a fraction of a nanosecond: 64 tried");
+	w = window_at(64, HOT_SHARE);
+	w.acquisitions = at_gain;
+	w.blocked_ns = (uint64) ceil(state.trial_wait_ns * at_gain) + 1;
 	is_int(decide(&state, w), 16,
-		   "look-past grow: 32 no faster, the sleep per acquisition up by a fraction of a nanosecond: undone");
+		   "look-past grow: 64 at the margin over 16, the sleep per acquisition up by a fraction of a nanosecond: undone");
+	w.blocked_ns = (uint64) floor(state.trial_wait_ns * at_gain);
+	state = unlooked_grown_state();
+	(void) decide(&state, hot_window(32));
+	(void) decide(&state, w);
+	ok(grow_kept(&state, 16),
+	   "look-past grow: 64 at the margin over 16, no more sleep per acquisition: kept");
 
 	/* not at the ceiling or the maximum */
 	state = unlooked_grown_state();
