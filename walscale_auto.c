@@ -329,13 +329,13 @@ walscale_auto_step(void)
 	if (target != current)
 	{
 		ereport(LOG,
-				(errmsg("walscale: auto mode %s WAL insertion locks from %d to %d (%s): %.2f%% of active backend time blocked on them (grow at %g%%, quiet below %g%%), %.1f active backends, %.0f acquisitions per s per running backend (spread %.1f%%), %.1f blocking waits per 1000 acquisitions, %d of %d locks used, %llu acquisitions in %.1f s",
+				(errmsg("walscale: auto mode %s WAL insertion locks from %d to %d (%s): %.2f%% of active backend time blocked on them (probe twice as many at %g%%), %.1f active backends, %.0f acquisitions per s per running backend (probe noise %.1f%%, gain %+.1f%%), %.1f blocking waits per 1000 acquisitions, %d of %d locks used, %llu acquisitions in %.1f s",
 						target > current ? "raises" : "lowers",
 						current, target, verdict.reason,
 						verdict.blocked_share * 100,
 						AUTO_GROW_BLOCKED_SHARE * 100,
-						AUTO_SHRINK_BLOCKED_SHARE * 100,
 						figures.backends, verdict.rate, verdict.spread * 100,
+						verdict.gain * 100,
 						verdict.waits_per_1000,
 						verdict.locks_used, current,
 						(unsigned long long) figures.acquisitions,
@@ -344,14 +344,13 @@ walscale_auto_step(void)
 		auto_record(current, target, verdict.reason, &figures, &verdict);
 	}
 	else
-		elog(DEBUG1, "walscale: auto mode holds %d WAL insertion locks: %.2f%% blocked, %.1f active backends, %.0f acquisitions per s per running backend (spread %.1f%%), %.1f blocking waits per 1000 acquisitions, %d locks used, %llu acquisitions in %.1f s, %d of %d quiet windows, ceiling %d, %s",
+		elog(DEBUG1, "walscale: auto mode holds %d WAL insertion locks: %.2f%% blocked, %.1f active backends, %.0f acquisitions per s per running backend (probe noise %.1f%%, gain %+.1f%%), %.1f blocking waits per 1000 acquisitions, %d locks used, %llu acquisitions in %.1f s, %s",
 			 current, verdict.blocked_share * 100, figures.backends,
-			 verdict.rate, verdict.spread * 100,
+			 verdict.rate, verdict.spread * 100, verdict.gain * 100,
 			 verdict.waits_per_1000, verdict.locks_used,
 			 (unsigned long long) figures.acquisitions, figures.window_s,
-			 rules_state.quiet_windows, rules_state.quiet_needed,
-			 rules_state.ceiling,
-			 rules_state.trial_from > 0 ? "on trial" : "settled");
+			 rules_state.phase == AUTO_PROBE_AWAY ? "probing" :
+			 rules_state.phase == AUTO_PROBE_BACK ? "probe back" : "settled");
 
 	auto_open_window();
 }

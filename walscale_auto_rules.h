@@ -19,49 +19,29 @@
 #ifndef WALSCALE_AUTO_RULES_H
 #define WALSCALE_AUTO_RULES_H
 
-/* The constants; walscale_auto_rules.c argues each. */
+/* The tuning constants, all of them; walscale_auto_rules.c argues each. */
 
-/* the blocked share: grow at or above, quiet below */
-#define AUTO_GROW_BLOCKED_SHARE		0.05
-#define AUTO_SHRINK_BLOCKED_SHARE	0.005
-
-/* a window with fewer acquisitions is idle; with fewer sleeps, not hot */
+/* a window with fewer acquisitions is idle: it judges nothing */
 #define AUTO_MIN_ACQUISITIONS	500
-#define AUTO_MIN_WAITS			20
+/* contended: a grow is tried only at or above this share of time asleep */
+#define AUTO_GROW_BLOCKED_SHARE	0.05
+/* the windows each phase of a probe measures: before, at the other, after */
+#define AUTO_PROBE_WINDOWS		6
+/* a grow is kept past this many deviations of the probe's noise */
+#define AUTO_PROBE_Z			2.5
+/* and past this gain, whatever the noise; a halving within half of it */
+#define AUTO_MIN_GAIN			0.02
+/* the weight of each new sample in the noise's moving mean */
+#define AUTO_NOISE_WEIGHT		(1.0 / 32)
+/* after a probe that failed: no other that way for this, doubling, */
+#define AUTO_HOLD_S				600.0
+/* up to this, so that a load whose best moved is followed within it */
+#define AUTO_HOLD_MAX_S			3600.0
+/* another context: the blocked share or the load moved by this factor */
+#define AUTO_CONTEXT_CHANGE		2.0
 
-/* contended windows in a row before a grow, their most after backoffs */
-#define AUTO_HOT_WINDOWS		2
-#define AUTO_HOT_WINDOWS_MAX	32
-#define AUTO_GROW_BACKOFF_DECAY_S	21600.0
-
-/* the trial: its margin, the noise and the windows it is judged on */
-#define AUTO_KEEP_MIN_GAIN			0.03
-#define AUTO_KEEP_GAIN_OF_SHARE		0.5
-#define AUTO_LOOK_AHEAD_PART		0.5
-#define AUTO_TRIAL_Z				2.5
-#define AUTO_TRIAL_WINDOWS_MAX		30
-#define AUTO_TRIAL_SPARE_WINDOWS	12
-#define AUTO_TRIAL_MAX_LOAD_CHANGE	0.1
-#define AUTO_LOAD_MOVED				0.2
-#define AUTO_LOAD_STEP				2.0
-#define AUTO_SPREAD_START			0.10
-#define AUTO_SPREAD_WEIGHT			(1.0 / 16)
-
-/* the ceiling an undone grow leaves, and the hold before a halving */
-#define AUTO_CEILING_HOLD_S			600.0
-#define AUTO_CEILING_HOLD_MAX_S		86400.0
-#define AUTO_DOWN_HOLD_S			1800.0
-
-/* quiet windows in a row before a shrink, their most, their backoff's decay */
-#define AUTO_QUIET_WINDOWS		6
-#define AUTO_QUIET_WINDOWS_MAX	96
-#define AUTO_BACKOFF_DECAY_S	3600.0
-
-/* a lock is in use, for a shrink, with this part of an even share */
-#define AUTO_MERGE_MIN_EVEN_SHARE	0.25
-
-/* numbers of locks from 1 to 4096 have their own holds */
-#define AUTO_LEVELS					13
+/* the windows a null probe spans: three phases, each after a settling one */
+#define AUTO_PROBE_SPAN			(3 * AUTO_PROBE_WINDOWS + 2)
 
 /* what a closed window measured, and the bounds it is judged within */
 typedef struct AutoWindowFigures
@@ -79,87 +59,59 @@ typedef struct AutoWindowFigures
 	int			max_locks;
 } AutoWindowFigures;
 
-/* what the controller remembers from one window to the next */
+/* where a probe stands */
+typedef enum AutoProbePhase
+{
+	AUTO_PROBE_NONE = 0,		/* holding the number in effect */
+	AUTO_PROBE_AWAY,			/* measuring the other number */
+	AUTO_PROBE_BACK				/* measuring the number it came from again */
+} AutoProbePhase;
+
+/* what a failed probe one way left: a hold, and the context it was learnt in */
+typedef struct AutoHold
+{
+	double		length_s;		/* the last hold; 0: none learnt */
+	double		left_s;			/* until the next probe this way */
+	double		share_low;		/* the blocked shares of its failed probes */
+	double		share_high;
+	bool		far;			/* the next probe this way: two steps */
+} AutoHold;
+
+/*
+ * What the controller remembers from one window to the next: this, all of
+ * it (docs/auto-mode.md lists it with the mechanism each part serves).
+ */
 typedef struct AutoRulesState
 {
-	int			hot_windows;	/* contended windows in a row */
-	int			hot_needed;		/* hot windows the next grow needs */
-	bool		grow_waits_still;	/* for the load to hold still first */
-	double		since_hot_backoff_s;	/* since hot_needed last doubled */
-	int			last_grow_from; /* the number before the last kept grow */
-	double		since_grow_s;	/* since the last kept grow */
-	double		grown_load;		/* the load it was judged under; 0: none */
-	int			grown_windows;	/* the windows of that mean */
-	int			quiet_windows;	/* quiet windows in a row */
-	int			quiet_needed;	/* quiet windows the next shrink needs */
-	double		since_backoff_s;	/* time since quiet_needed last doubled */
-	int			last_shrink_from;	/* the number before the last shrink */
-	double		since_shrink_s; /* time since the last shrink */
+	/* the windows in a row at the number in effect, newest last */
+	int			run_locks;		/* that number; 0: none yet */
+	int			run_windows;	/* how many, up to AUTO_PROBE_SPAN */
+	bool		run_settled;	/* the first window at it is behind */
+	double		run_log_rate[AUTO_PROBE_SPAN];
+	double		run_load[AUTO_PROBE_SPAN];	/* active backends, or cpus */
+	double		run_share[AUTO_PROBE_SPAN]; /* blocked share */
 
-	/*
-	 * The windows at the number in effect since it changed or was idle, the
-	 * newest last: the baseline of the next trial
-	 */
-	int			recent;
-	double		recent_rate[AUTO_TRIAL_WINDOWS_MAX];
-	double		recent_wait_ns[AUTO_TRIAL_WINDOWS_MAX]; /* sleep per acquisition */
-	double		recent_load[AUTO_TRIAL_WINDOWS_MAX];	/* active, or cpus */
-	double		recent_blocked[AUTO_TRIAL_WINDOWS_MAX]; /* of them, asleep */
-	double		spread;			/* mean |log| of a window's rate ratio */
-	double		load_spread;	/* the same of its load's */
+	/* the noise: mean |g| of null probes on held windows, and their count */
+	double		noise;
+	int			noise_samples;
+	/* the blocked share: the mean of the run's newest phase */
+	double		share;
 
-	/* a change on trial: the number it came from (0: none), its baseline */
-	int			trial_from;
-	int			trial_to;
-	int			trial_needed;	/* windows that judge it */
-	double		trial_margin;
-	double		trial_rate;
-	double		trial_wait_ns;
-	double		trial_load;
-	double		trial_blocked;
-	double		trial_load_tolerance;	/* of the mean load, a part of it */
-	/* the windows since the change, and those that can judge it */
-	int			trial_windows;
-	int			trial_judged;
-	double		trial_sum_rate;
-	double		trial_sum_wait_ns;
-	double		trial_sum_load;
-	double		trial_sum_blocked;
+	/* the probe under way */
+	AutoProbePhase phase;
+	int			probe_from;
+	int			probe_to;
+	int			probe_windows;	/* measured in this phase */
+	double		probe_before;	/* mean log rate, each phase */
+	double		probe_away;
+	double		probe_back;
+	double		probe_share;	/* mean blocked share at probe_from */
+	double		probe_load;		/* the run's mean load when it began */
+	bool		last_probe_up;
+	bool		kept;			/* the last probe was kept, none since */
 
-	/* the ceiling a failed grow left (0: none), and for how long */
-	int			ceiling;
-	double		ceiling_left_s;
-
-	/* halvings under contention */
-	double		since_settled_s;	/* since the number last moved for good */
-	int			last_down_from; /* the number before the last kept halving */
-	bool		descending;		/* it was kept: the next is due at once */
-	/* the best baseline rate of the descent, its number and load (0: none) */
-	double		descent_rate;
-	int			descent_top;
-	double		descent_load;
-	int			descent_windows;	/* of that mean */
-	int			descent_from;	/* the number it began from */
-	bool		descent_recheck;	/* its last halving is to be judged again */
-	bool		start_untried;	/* nothing has moved the start yet */
-	double		looked_past_load;	/* the load of the last look-past; 0: none */
-	int			looked_past_windows;	/* the windows of that mean */
-	/* the same for the look-past of a grow, and the number it grew from */
-	double		looked_past_grow_load;
-	int			looked_past_grow_windows;
-	int			looked_past_grow_from;
-
-	/*
-	 * Per number of locks (AUTO_LEVELS powers of two): the ceiling the next
-	 * failed grow from it leaves, and how long it is held before its halving
-	 * is tried; each with the load it was learnt under (0: none)
-	 */
-	double		grow_hold_s[AUTO_LEVELS];
-	double		grow_hold_load[AUTO_LEVELS];
-	int			grow_hold_windows[AUTO_LEVELS]; /* of each mean */
-	double		down_hold_s[AUTO_LEVELS];
-	double		down_hold_load[AUTO_LEVELS];
-	int			down_hold_windows[AUTO_LEVELS];
+	AutoHold	up;
+	AutoHold	down;
 } AutoRulesState;
 
 /* the decision on one window */
@@ -172,19 +124,19 @@ typedef struct AutoVerdict
 	double		blocked_share;	/* of active backend time */
 	double		rate;			/* acquisitions per s per running backend */
 	int			locks_used;		/* active locks acquired at least once */
-	double		spread;			/* the noise, as AutoRulesState.spread */
+	double		spread;			/* a probe's noise: sd of its gain */
+	double		gain;			/* a probe's measured gain, when judged */
 } AutoVerdict;
 
 /* reasons, for tests and walscale_auto_decisions */
-#define AUTO_REASON_GROW		"contention"
-#define AUTO_REASON_UNDO		"grow did not help"
-#define AUTO_REASON_UNJUDGED	"change could not be judged"
-#define AUTO_REASON_LOOK_AHEAD	"look-ahead: grow helped under the margin"
-#define AUTO_REASON_LOOK_PAST_GROW	"look-past: grow did not help, try twice as many"
-#define AUTO_REASON_TRY_FEWER	"try fewer"
-#define AUTO_REASON_FEWER_HURT	"fewer did not keep the rate"
-#define AUTO_REASON_LOOK_PAST	"look-past: fewer hurt, try half as many"
-#define AUTO_REASON_SHRINK		"locks unused"
+#define AUTO_REASON_PROBE_UP	"probe: contended, try twice as many"
+#define AUTO_REASON_PROBE_DOWN	"probe: try half as many"
+#define AUTO_REASON_PROBE_UP_FAR	"probe: contended, try four times as many"
+#define AUTO_REASON_PROBE_DOWN_FAR	"probe: try a quarter as many"
+#define AUTO_REASON_PROBE_BACK	"probe: back to compare"
+#define AUTO_REASON_KEEP_MORE	"probe kept: more ran faster"
+#define AUTO_REASON_KEEP_FEWER	"probe kept: fewer ran as fast"
+#define AUTO_REASON_ABANDON		"probe abandoned: idle window or another load"
 #define AUTO_REASON_FLOOR		"below the floor"
 #define AUTO_REASON_MAX			"above the maximum"
 
