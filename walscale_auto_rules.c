@@ -234,17 +234,11 @@ run_add(AutoRulesState *state, int locks, bool enough, double rate,
 	{
 		state->run_locks = locks;
 		state->run_windows = 0;
-		state->run_settled = false;
 		return false;
 	}
 	if (!enough)
 	{
 		state->run_windows = 0;
-		return false;
-	}
-	if (!state->run_settled)
-	{
-		state->run_settled = true;
 		return false;
 	}
 	if (load_stepped(load, run_mean_load(state)))

@@ -86,7 +86,6 @@ typedef struct AutoRulesState
 	/* the windows in a row at the number in effect, newest last */
 	int			run_locks;		/* that number; 0: none yet */
 	int			run_windows;	/* how many, up to AUTO_PROBE_SPAN */
-	bool		run_settled;	/* the first window at it is behind */
 	double		run_log_rate[AUTO_PROBE_SPAN];
 	double		run_load[AUTO_PROBE_SPAN];	/* active backends, or cpus */
 	double		run_share[AUTO_PROBE_SPAN]; /* blocked share */
