@@ -72,6 +72,15 @@
  *	 nothing, breaks the run of windows a null probe needs, and ends a probe
  *	 (abandoned: back to the number it came from, nothing learnt).
  *
+ * The load.  A window whose active backends are AUTO_CONTEXT_CHANGE times
+ * more or fewer than the mean of the run's begins a new run, and ends a
+ * probe under way as an idle one does: A-B-A cancels a drift, not a step.
+ * A probe begins only on a whole run (AUTO_PROBE_SPAN windows, 200 s of
+ * 10-s windows, at one load), so that a burst shorter than a probe does not
+ * start one it cannot finish; right after a kept probe, on a phase's
+ * windows, since the load held still through the probe (a ramp's climb
+ * then takes a probe and a phase per doubling).
+ *
  * The holds.  A probe that failed one way holds that way for AUTO_HOLD_S
  * (10 minutes), doubled at each further failure up to AUTO_HOLD_MAX_S (an
  * hour); a probe kept one way clears that way's hold and holds the other
@@ -437,9 +446,6 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 		 * An idle window, or another load: the probe can measure nothing more
 		 * that compares with what it began with, and ends unjudged
 		 */
-		AutoHold   *hold = state->probe_to > state->probe_from ?
-			&state->up : &state->down;
-
 		if (state->phase == AUTO_PROBE_AWAY)
 		{
 			verdict->target = state->probe_from;
@@ -447,8 +453,6 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 		}
 		state->phase = AUTO_PROBE_NONE;
 		state->kept = false;
-		/* nothing learnt, but a load that moves is not probed again at once */
-		hold->left_s = Max(hold->left_s, AUTO_HOLD_S);
 		return;
 	}
 
