@@ -72,14 +72,16 @@
  *	 nothing, breaks the run of windows a null probe needs, and ends a probe
  *	 (abandoned: back to the number it came from, nothing learnt).
  *
- * The load.  A window whose active backends are AUTO_CONTEXT_CHANGE times
- * more or fewer than the mean of the run's begins a new run, and ends a
- * probe under way as an idle one does: A-B-A cancels a drift, not a step.
- * A probe begins only on a whole run (AUTO_PROBE_SPAN windows, 200 s of
- * 10-s windows, at one load), so that a burst shorter than a probe does not
- * start one it cannot finish; right after a kept probe, on a phase's
- * windows, since the load held still through the probe (a ramp's climb
- * then takes a probe and a phase per doubling).
+ * The load.  A-B-A cancels a drift, not a step, so the load (the active
+ * backends) is compared as means of phases: a phase whose mean is
+ * AUTO_CONTEXT_CHANGE times more or fewer than the phase before the probe
+ * ends the probe as an idle window does, and a run whose three phases'
+ * means are not within it of each other gives no null probe.  A probe
+ * begins only on a whole run that held still (AUTO_PROBE_SPAN windows, 200
+ * s of 10-s windows), so that a burst shorter than a probe does not start
+ * one it cannot finish; right after a kept probe, on a phase's windows,
+ * since the load held still through the probe (a ramp's climb then takes a
+ * probe and a phase per doubling).
  *
  * The holds.  A probe that failed one way holds that way for AUTO_HOLD_S
  * (10 minutes), doubled at each further failure up to AUTO_HOLD_MAX_S (an
@@ -213,12 +215,12 @@ walscale_rules_begin(AutoRulesState *state, int current_locks, int min_locks,
 
 static double run_mean_of(const double *values, int first, int n);
 
-/* the mean load of the run's windows; 0 when it has none */
+/* the mean load of the run's newest AUTO_PROBE_WINDOWS, a phase's */
 static double
-run_mean_load(const AutoRulesState *state)
+newest_phase_load(const AutoRulesState *state)
 {
-	return state->run_windows > 0 ?
-		run_mean_of(state->run_load, 0, state->run_windows) : 0;
+	return run_mean_of(state->run_load, state->run_windows - AUTO_PROBE_WINDOWS,
+					   AUTO_PROBE_WINDOWS);
 }
 
 /* whether load is another load than mean: AUTO_CONTEXT_CHANGE times apart */
@@ -232,8 +234,7 @@ load_stepped(double load, double mean)
 /*
  * Add a window to the run at the number in effect; true if it is measured.
  * The first window at a number is not (the backends queued for the old
- * locks are draining); an idle one breaks the run, and one whose load
- * stepped from the run's begins a new run.
+ * locks are draining), and an idle one breaks the run.
  */
 static bool
 run_add(AutoRulesState *state, int locks, bool enough, double rate,
@@ -250,8 +251,6 @@ run_add(AutoRulesState *state, int locks, bool enough, double rate,
 		state->run_windows = 0;
 		return false;
 	}
-	if (load_stepped(load, run_mean_load(state)))
-		state->run_windows = 0;
 	if (state->run_windows == AUTO_PROBE_SPAN)
 	{
 		memmove(state->run_log_rate, state->run_log_rate + 1,
@@ -299,6 +298,24 @@ run_null_gain(const AutoRulesState *state)
 
 	return run_mean(state, k + 1, k) -
 		(run_mean(state, 0, k) + run_mean(state, 2 * k + 2, k)) / 2;
+}
+
+/*
+ * Whether the load held still over the newest AUTO_PROBE_SPAN windows: the
+ * mean loads of a null probe's three phases within AUTO_CONTEXT_CHANGE of
+ * each other.  Loads are compared as means: a window's count of active
+ * backends wanders far from the next's (on a 2-core VM, from 9 to 4 under
+ * 32 steady clients).
+ */
+static bool
+run_still(const AutoRulesState *state)
+{
+	int			k = AUTO_PROBE_WINDOWS;
+	double		before = run_mean_of(state->run_load, 0, k);
+
+	return state->run_windows == AUTO_PROBE_SPAN &&
+		!load_stepped(run_mean_of(state->run_load, k + 1, k), before) &&
+		!load_stepped(run_mean_of(state->run_load, 2 * k + 2, k), before);
 }
 
 /* the deviation of a probe's gain, from the mean |g| of null probes */
@@ -428,8 +445,7 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 								   Min(state->run_windows, AUTO_PROBE_WINDOWS));
 
 	/* a null probe, while none is under way */
-	if (measured && state->phase == AUTO_PROBE_NONE &&
-		state->run_windows == AUTO_PROBE_SPAN)
+	if (measured && state->phase == AUTO_PROBE_NONE && run_still(state))
 	{
 		double		weight;
 
@@ -440,11 +456,14 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 	verdict->spread = noise_deviation(state);
 
 	if (state->phase != AUTO_PROBE_NONE &&
-		(!enough || load_stepped(load, state->probe_load)))
+		(!enough ||
+		 (measured && state->probe_windows == AUTO_PROBE_WINDOWS - 1 &&
+		  load_stepped(newest_phase_load(state), state->probe_load))))
 	{
 		/*
-		 * An idle window, or another load: the probe can measure nothing more
-		 * that compares with what it began with, and ends unjudged
+		 * An idle window, or a phase at another load: the probe can measure
+		 * nothing more that compares with what it began with, and ends
+		 * unjudged
 		 */
 		if (state->phase == AUTO_PROBE_AWAY)
 		{
@@ -518,7 +537,8 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 
 	/* no probe under way: begin one if a neighbour is due */
 	if (!measured || state->noise_samples < AUTO_PROBE_WINDOWS ||
-		state->run_windows < (state->kept ? AUTO_PROBE_WINDOWS : AUTO_PROBE_SPAN))
+		!(state->kept ? state->run_windows >= AUTO_PROBE_WINDOWS :
+		  run_still(state)))
 		return;
 
 	/* a hold learnt under another load is lifted */
@@ -551,7 +571,7 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 								   AUTO_PROBE_WINDOWS);
 	state->probe_away = 0;
 	state->probe_share = state->share;
-	state->probe_load = run_mean_load(state);
+	state->probe_load = newest_phase_load(state);
 	state->last_probe_up = up;
 	verdict->target = state->probe_to;
 	verdict->reason = up ? AUTO_REASON_PROBE_UP : AUTO_REASON_PROBE_DOWN;

@@ -9,20 +9,17 @@
 #     count, between PostgreSQL's 8 and its maximum, and says so.  The rest
 #     lowers the floor to 1 (walscale.auto_min_locks), and (a2) raising it
 #     again above the number in effect raises the number to it.
-# (b) From 1 lock under 32 clients of WAL-heavy load it grows, by doublings
-#     that each window's figures justify (a share of active backend time
-#     blocked at or above the grow threshold, with the sampler's count of
-#     active backends; a grow that gained under the margin may double once
-#     more on the same trial), once it has the windows of a baseline (at
-#     most AUTO_TRIAL_WINDOWS_MAX, as many as the noise it measured asks),
-#     and each grow is judged: kept, undone, or undone for want of windows
-#     that could judge it, within its windows and their spare.
-# (c) Under 1 client it shrinks, for unused locks, and stays small; under 2
-#     clients from 1 lock it stays small.
-# (d) Under steady load it makes a bounded number of changes, begins at
-#     most one trial in the second half, and does not oscillate: the
-#     direction changes at most once and no change is made twice
-#     (WALSCALE_AUTO_STEADY_SECONDS, default 60; 300 for five minutes).
+# (b) From 1 lock under 32 clients of WAL-heavy load it probes more locks:
+#     every change is a step of a paired probe (the other number, back,
+#     and kept or not) or a bound; each probe of more locks began with the
+#     phase before it contended (its mean blocked share at or above
+#     AUTO_GROW_BLOCKED_SHARE, from the worker's own windows), and the first
+#     came once the noise gate was passed.
+# (c) Under 1 client after that it probes fewer and never more, and from 1
+#     lock under 1 and then 2 clients it stays small.
+# (d) Under steady load every change is a step of a probe, and there are no
+#     more probes than the time allows (WALSCALE_AUTO_STEADY_SECONDS,
+#     default 60; 300 for five minutes).
 # (e) walscale's worker terminated in auto mode: the postmaster starts it
 #     again, and it goes on from the number in effect, saying why.
 # (f) A kill -9 under the ledger clients of t/106 loses no acknowledged
@@ -46,17 +43,22 @@ use WalscaleStorm;
 my $interval = 1;    # walscale.auto_interval, seconds
 my $steady_seconds = $ENV{WALSCALE_AUTO_STEADY_SECONDS} // 60;
 
-# the controller's thresholds (walscale_auto_rules.h)
+# the controller's constants (walscale_auto_rules.h)
 my $grow_share = 0.05;
-my $shrink_share = 0.005;
 my $min_acquisitions = 500;    # a window with fewer is idle
-my $trial_windows_max = 30;    # the most windows a baseline or a trial has
-my $trial_spare_windows = 12;
-my $look_ahead = 'look-ahead: grow helped under the margin';
-my $look_past = 'look-past: fewer hurt, try half as many';
-my $look_past_grow = 'look-past: grow did not help, try twice as many';
-my $undo = 'grow did not help';
-my $unjudged = 'change could not be judged';
+my $probe_windows = 6;         # AUTO_PROBE_WINDOWS
+my $span = 3 * $probe_windows + 2;    # AUTO_PROBE_SPAN
+# from the first loaded window to the first probe: a window that settles,
+# a run of AUTO_PROBE_SPAN and AUTO_PROBE_WINDOWS null probes
+my $gate_windows = 1 + $span + $probe_windows - 1;
+my $phase_windows = 1 + $probe_windows;    # a window settles, then a phase
+my %probe_up = map { $_ => 1 }
+  ('probe: contended, try twice as many', 'probe: contended, try four times as many');
+my %probe_down = map { $_ => 1 } ('probe: try half as many', 'probe: try a quarter as many');
+my $back = 'probe: back to compare';
+my $abandon = 'probe abandoned: idle window or another load';
+my %keep = map { $_ => 1 } ('probe kept: more ran faster', 'probe kept: fewer ran as fast');
+my %bound = map { $_ => 1 } ('below the floor', 'above the maximum');
 
 my $node = PostgreSQL::Test::Cluster->new('auto');
 $node->init;
@@ -155,9 +157,9 @@ sub windows_since
 	{
 		next
 		  unless $line =~
-		  /walscale: auto mode (holds|raises|lowers) .*?: ([\d.]+)% (?:of active backend time )?blocked.* (\d+) acquisitions in [\d.]+ s(?:.*, (on trial|settled))?/;
+		  /walscale: auto mode (holds|raises|lowers) (?:WAL insertion locks from \d+ to \d+ \(([^)]*)\))?.*?: ([\d.]+)% (?:of active backend time )?blocked.* (\d+) acquisitions in [\d.]+ s/;
 		push @windows,
-		  { did => $1, share => $2 / 100, acquisitions => $3, trial => $4 // '' };
+		  { did => $1, reason => $2 // '', share => $3 / 100, acquisitions => $4 };
 	}
 	return @windows;
 }
@@ -165,7 +167,7 @@ sub windows_since
 sub describe_windows
 {
 	return join('; ',
-		map { sprintf('%s %.2f%% %d %s', $_->{did}, 100 * $_->{share}, $_->{acquisitions}, $_->{trial}) } @_);
+		map { sprintf('%s %.2f%% %d %s', $_->{did}, 100 * $_->{share}, $_->{acquisitions}, $_->{reason}) } @_);
 }
 
 # The decisions after $since that changed the number: a list of hashes.
@@ -206,12 +208,60 @@ sub in_effect
 	return $node->safe_psql('postgres', 'SELECT insert_locks FROM walscale_settings');
 }
 
+# Whether changes follow the paired probe: each begins a probe from the
+# number in effect to a neighbour (twice or four times, half or a quarter,
+# within the bounds), goes back or is abandoned back to where it began, and
+# once back either keeps the neighbour or holds; a bound may intervene.
+# Returns the count of changes that break it, and of probes begun each way.
+sub probe_errors
+{
+	my ($first_from, @changes) = @_;
+	my ($bad, $ups, $downs) = (0, 0, 0);
+	my ($from, $to, $state) = (undef, undef, 'none');
+	my $at = $first_from;
+	for my $c (@changes)
+	{
+		my $r = $c->{reason};
+		$bad++ if defined $at && $c->{from} != $at;
+		if ($bound{$r})
+		{
+			$state = 'none';
+		}
+		elsif ($probe_up{$r} || $probe_down{$r})
+		{
+			my $ratio = $c->{to} / $c->{from};
+			$bad++ unless $state eq 'none' || $state eq 'back';
+			$bad++ unless $probe_up{$r}
+			  ? ($ratio == 2 || $ratio == 4 || $c->{to} == $max) && $ratio > 1
+			  : ($ratio == 0.5 || $ratio == 0.25 || $c->{to} == $min) && $ratio < 1;
+			($from, $to, $state) = ($c->{from}, $c->{to}, 'away');
+			$probe_up{$r} ? $ups++ : $downs++;
+		}
+		elsif ($r eq $back || $r eq $abandon)
+		{
+			$bad++ unless $state eq 'away' && $c->{from} == $to && $c->{to} == $from;
+			$state = $r eq $back ? 'back' : 'none';
+		}
+		elsif ($keep{$r})
+		{
+			$bad++ unless $state eq 'back' && $c->{from} == $from && $c->{to} == $to;
+			$state = 'none';
+		}
+		else
+		{
+			$bad++;
+		}
+		$at = $c->{to};
+	}
+	return ($bad, $ups, $downs);
+}
+
 # (b) from 1 lock, 32 clients
 {
 	my $log_offset = -s $node->logfile;
 	my $since = restart_auto_from(1);
-	# time for a baseline, a grow and its trial with its spare windows
-	my $seconds = (2 * ($trial_windows_max + 4) + $trial_spare_windows) * $interval;
+	# time for the gate and two probes
+	my $seconds = ($gate_windows + 4 * $phase_windows + 10) * $interval;
 	finish_pgbench(start_pgbench($node, 32, $seconds, '--file' => $script), '32 clients');
 	my @changes = changes_since($since);
 	note('32 clients from 1 lock: ' . describe(@changes));
@@ -219,126 +269,51 @@ sub in_effect
 	note('32 clients from 1 lock, each window: ' . describe_windows(@windows));
 	my $final = in_effect();
 
-	my @grows = grep { $_->{to} > $_->{from} } @changes;
-	cmp_ok(scalar @grows, '>=', 1, '32 clients: auto mode grew from 1 lock');
-
-	# every change follows a rule: a grow for contention, a look-ahead or a
-	# look-past on it, a halving tried, a look-past on it, the undo of a
-	# trial back to where it began, or of a halving that hurt back to a
-	# number its descent (halvings tried one after the other, each from where
-	# the last went) came from
-	my $bad = 0;
-	my $trial_from;
-	my @descent_froms;
-	my $previous;
-	for my $c (@changes)
-	{
-		my $r = $c->{reason};
-		if ($r eq 'contention' || $r eq 'try fewer')
-		{
-			$trial_from = $c->{from};
-			@descent_froms = ()
-			  unless $r eq 'try fewer'
-			  && defined $previous
-			  && ($previous->{reason} eq 'try fewer' || $previous->{reason} eq $look_past)
-			  && $previous->{to} == $c->{from};
-			push @descent_froms, $c->{from} if $r eq 'try fewer';
-		}
-		elsif ($r eq 'fewer did not keep the rate')
-		{
-			$bad++ unless defined $trial_from && grep { $_ == $c->{to} } @descent_froms;
-			undef $trial_from;
-		}
-		elsif ($r eq $look_ahead || $r eq $look_past_grow)
-		{
-			$bad++ unless defined $trial_from && $c->{to} == 2 * $c->{from};
-		}
-		elsif ($r eq $look_past)
-		{
-			$bad++ unless defined $trial_from && 2 * $c->{to} == $c->{from};
-		}
-		elsif ($r eq $undo || $r eq $unjudged)
-		{
-			$bad++ unless defined $trial_from && $c->{to} == $trial_from;
-			undef $trial_from;
-		}
-		else
-		{
-			$bad++;
-		}
-		$previous = $c;
-	}
+	my ($bad, $ups) = probe_errors(1, @changes);
 	is($bad, 0,
-		'32 clients: every change was a grow or a halving tried, a look-ahead or a look-past on a grow, a look-past on a halving, or the undo of the trial before it, back to where it or its descent began');
-	my @undos = grep { $_->{reason} eq $undo || $_->{reason} eq $unjudged } @changes;
-	my $grows_after_undo = 0;
-	if (@undos)
-	{
-		my $ceiling = $undos[0]->{to};
-		$grows_after_undo = grep { $_->{at} > $undos[0]->{at} && $_->{to} > $ceiling } @grows;
-	}
-	is($grows_after_undo, 0, '32 clients: no grow past the ceiling an undo left');
+		'32 clients: every change was a step of a paired probe (the other number, back, kept) or a bound');
+	cmp_ok($ups, '>=', 1, '32 clients: auto mode probed more locks from 1');
+
 	# Counted in the worker's windows, from the first that had the load: a
 	# client's clock would count pgbench's connecting and a slow machine's
-	# delays as the controller's.  A grow needs two contended windows in a
-	# row and a baseline of as many windows as the noise asks, at most
-	# AUTO_TRIAL_WINDOWS_MAX.
+	# delays as the controller's.  The gate, and at most one run begun again
+	# (a window whose active backends stepped).
 	my ($first_loaded) = grep { $windows[$_]->{acquisitions} >= $min_acquisitions } 0 .. $#windows;
 	my ($first_raise) = grep { $windows[$_]->{did} eq 'raises' } 0 .. $#windows;
-	ok(defined $first_loaded && defined $first_raise && $first_raise >= $first_loaded
-		  && $first_raise - $first_loaded < 2 * $trial_windows_max,
-		'32 clients: the first grow came within twice AUTO_TRIAL_WINDOWS_MAX windows of the load'
-	) or diag("first loaded window $first_loaded, first grow at window " . ($first_raise // 'none'));
-	is(scalar(grep { $_->{to} != ($_->{from} * 2 < $max ? $_->{from} * 2 : $max) } @grows),
-		0, '32 clients: each grow doubled the number, up to the maximum');
-	is(scalar(grep {
-				$_->{reason} ne 'contention' && $_->{reason} ne $look_ahead
-				  && $_->{reason} ne $look_past_grow
-				  || !($_->{share} >= $grow_share
-					&& $_->{backends} > 0
-					&& abs($_->{share} - $_->{blocked} / 1000 / $_->{backends}) < 1e-6)
-			} @grows),
-		0,
-		"32 clients: each grow (or look-ahead or look-past) had $grow_share or more of active backend time blocked, from the sampler's count of active backends");
+	ok(defined $first_loaded && defined $first_raise
+		  && $first_raise - $first_loaded >= $gate_windows - 1
+		  && $first_raise - $first_loaded < $gate_windows + $span,
+		'32 clients: the first probe came once the noise gate was passed, within a run more'
+	) or diag("first loaded window $first_loaded, first probe at window " . ($first_raise // 'none'));
 
-	# each trial ends, kept (a window holds, settled) or undone, within its
-	# windows and their spare: a grow is never left untested
-	my $untested = 0;
-	for my $g (grep { $windows[$_]->{did} eq 'raises' } 0 .. $#windows)
+	# each probe of more locks: the phase before it (the newest windows at
+	# the number, up to AUTO_PROBE_WINDOWS) was contended on its mean
+	my $cold = 0;
+	for my $i (grep { $probe_up{ $windows[$_]->{reason} } } 0 .. $#windows)
 	{
-		my ($end) = grep { $windows[$_]->{trial} eq 'settled' || $windows[$_]->{did} ne 'holds' }
-		  $g + 1 .. $#windows;
-		next if !defined $end && $#windows - $g <= $trial_windows_max + $trial_spare_windows;
-		$untested++
-		  if !defined $end || $end - $g > $trial_windows_max + $trial_spare_windows;
+		my @phase = @windows[ ($i - $probe_windows + 1) .. $i ];
+		my $mean = 0;
+		$mean += $_->{share} / @phase for @phase;
+		$cold++ if $mean < $grow_share - 0.0001;
 	}
-	is($untested, 0,
-		'32 clients: each grow was kept or undone within AUTO_TRIAL_WINDOWS_MAX + AUTO_TRIAL_SPARE_WINDOWS windows');
+	is($cold, 0, "32 clients: each probe of more locks followed a phase with $grow_share or more of active backend time blocked, on its mean");
 	cmp_ok($final, '<=', $max, '32 clients: never above the maximum');
 
-	# (c) then 1 client: the unused locks go, and the number stays small.
-	# A grow still on trial is first undone for want of windows that can
-	# judge it (the load stepped): up to AUTO_TRIAL_WINDOWS_MAX +
-	# AUTO_TRIAL_SPARE_WINDOWS windows, then the quiet windows of a shrink.
+	# (c) then 1 client: nothing contended, so no probe of more locks, and
+	# the number never above where it was
 	my $since1 = server_now();
 	finish_pgbench(
-		start_pgbench($node, 1, ($trial_windows_max + $trial_spare_windows + 10) * $interval,
+		start_pgbench($node, 1, ($span + 2 * $phase_windows + 10) * $interval,
 			'--file' => $script),
 		'1 client');
-	my @shrinks = changes_since($since1);
-	note('1 client after 32: ' . describe(@shrinks));
-	shift @shrinks if @shrinks && $shrinks[0]->{reason} eq $unjudged;
-	if ($final > 1)
-	{
-		cmp_ok(scalar @shrinks, '>=', 1, '1 client: auto mode shrank');
-		is(scalar(grep {
-					!($_->{to} < $_->{from} && $_->{reason} eq 'locks unused'
-						&& $_->{share} < $shrink_share && $_->{used} * 2 <= $_->{from})
-				} @shrinks),
-			0,
-			"1 client: after the undo of a trial left from 32 clients, each change was a shrink, with less than $shrink_share of active backend time blocked and at most half the locks used");
-	}
-	cmp_ok(in_effect(), '<', $final > 1 ? $final : 2, '1 client: fewer locks than under 32 clients');
+	my @after = changes_since($since1);
+	note('1 client after 32: ' . describe(@after));
+	my ($bad1, $ups1, $downs1) = probe_errors(undef, @after);
+	is($bad1, 0, '1 client: every change was a step of a paired probe');
+	is($ups1, 0, '1 client: no probe of more locks');
+	cmp_ok((sort { $b <=> $a } map { $_->{to} } @after)[0] // 0, '<=', $final,
+		'1 client: never above the number under 32 clients');
+	cmp_ok($downs1, '>=', 1, '1 client: fewer locks probed') if $final > 1;
 }
 
 # (c) from 1 lock, 1 and then 2 clients: it stays small
@@ -353,7 +328,8 @@ sub in_effect
 	cmp_ok(in_effect(), '<=', 4, '2 clients from 1 lock: at most 4 locks');
 }
 
-# (d) steady load: few changes, and no oscillation
+# (d) steady load: every change a step of a probe, and no more probes than
+# the time allows: the gate, then a probe's two phases each
 {
 	my $log_offset = -s $node->logfile;
 	my $since = restart_auto_from(1);
@@ -363,29 +339,12 @@ sub in_effect
 	note("8 clients for $steady_seconds s from 1 lock: " . describe(@changes));
 	note("8 clients for $steady_seconds s from 1 lock, each window: "
 		  . describe_windows(windows_since($log_offset)));
-	my $limit = 1;
-	$limit++ while (2**($limit - 1) < $max);    # log2(max) + 1 grows from 1
-	cmp_ok(scalar @changes, '<=', $limit + 1,
-		"steady load: at most " . ($limit + 1) . " changes in $steady_seconds s");
-	my $reversals = 0;
-	for my $i (1 .. $#changes)
-	{
-		my $up_before = $changes[ $i - 1 ]->{to} > $changes[ $i - 1 ]->{from};
-		my $up_now = $changes[$i]->{to} > $changes[$i]->{from};
-		$reversals++ if $up_before != $up_now;
-	}
-	cmp_ok($reversals, '<=', 1, 'steady load: the direction changed at most once');
-	# a trial and its verdict are two changes: count the trials begun
-	my $late = grep {
-		$_->{at} > $changes[0]->{at} + $steady_seconds / 2
-		  && ($_->{reason} eq 'contention' || $_->{reason} eq 'try fewer')
-	} @changes;
-	cmp_ok($late, '<=', 1, 'steady load: at most one trial begun in the second half');
-	# an undone grow leaves a ceiling, a kept halving the same: a steady
-	# load that makes a change twice is chasing noise
-	my %made;
-	my $again = grep { $made{"$_->{from}->$_->{to}"}++ } @changes;
-	is($again, 0, 'steady load: no change made twice');
+	my ($bad, $ups, $downs) = probe_errors(1, @changes);
+	is($bad, 0, 'steady load: every change was a step of a paired probe');
+	my $most = 1 + int(($steady_seconds / $interval - $gate_windows) / (2 * $phase_windows));
+	cmp_ok($ups + $downs, '<=', $most,
+		"steady load: at most $most probes in $steady_seconds s");
+	cmp_ok(scalar @changes, '<=', 3 * $most, "steady load: at most three changes a probe");
 }
 
 # (e) the worker terminated: started again, it keeps the number in effect

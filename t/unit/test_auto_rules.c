@@ -736,8 +736,14 @@ test_abandon_and_chain(void)
 	(void) windows_to_change(&state, &locks, 100);
 	backends_now = BACKENDS * AUTO_CONTEXT_CHANGE * (1 + EPS);
 	(void) decide(&state, locks);
-	ok(state.phase == AUTO_PROBE_NONE && reason_is(NULL) && last_verdict.target == 16,
-	   "abandon: backends up by more than AUTO_CONTEXT_CHANGE while measuring back end the probe");
+	ok(state.phase == AUTO_PROBE_BACK,
+	   "abandon: one window of another load measuring back does not end the probe");
+	for (int i = 1; i < PHASE_WINDOWS; i++)
+		(void) decide(&state, locks);
+	ok(state.phase == AUTO_PROBE_NONE && reason_is(NULL) &&
+	   last_verdict.target == 16 && state.up.length_s == 0 &&
+	   state.down.length_s == 0,
+	   "abandon: a phase back whose mean load is over AUTO_CONTEXT_CHANGE times the phase before's ends the probe unjudged");
 	backends_now = BACKENDS;
 
 	/* a kept probe: the next goes as soon as a phase is measured */
