@@ -487,6 +487,9 @@ typedef struct Response
 	int			levels;			/* floor, 2 floor, ... maximum */
 	int			level_locks[LEVELS];
 	float	   *tp;				/* windows x levels */
+	double	   *rate;			/* the rate factor, windows x levels */
+	double	   *share;			/* the blocked share, windows x levels */
+	double	   *clients;		/* per window */
 	int		   *best_lo;
 	int		   *best_hi;
 	double		fixed_sum[LEVELS];	/* each fixed number's throughput */
@@ -512,6 +515,9 @@ make_response(const Load *load, const Server *sv, int windows, Response *r)
 	for (int l = sv->floor; l <= sv->max_locks && r->levels < LEVELS; l *= 2)
 		r->level_locks[r->levels++] = l;
 	r->tp = realloc(r->tp, sizeof(float) * windows * LEVELS);
+	r->rate = realloc(r->rate, sizeof(double) * windows * LEVELS);
+	r->share = realloc(r->share, sizeof(double) * windows * LEVELS);
+	r->clients = realloc(r->clients, sizeof(double) * windows);
 	r->best_lo = realloc(r->best_lo, sizeof(int) * windows);
 	r->best_hi = realloc(r->best_hi, sizeof(int) * windows);
 	memset(r->fixed_sum, 0, sizeof(r->fixed_sum));
@@ -525,9 +531,13 @@ make_response(const Load *load, const Server *sv, int windows, Response *r)
 		Shape		s;
 
 		load_shape(load, sv, t, clients, &s);
+		r->clients[w] = clients;
 		for (int i = 0; i < r->levels; i++)
 		{
 			double		tp = rate_factor(&s, r->level_locks[i]) * runners;
+
+			r->rate[w * LEVELS + i] = rate_factor(&s, r->level_locks[i]);
+			r->share[w * LEVELS + i] = share_of(&s, r->level_locks[i]);
 
 			r->tp[w * LEVELS + i] = tp;
 			r->fixed_sum[i] += tp;
@@ -749,10 +759,9 @@ run_one(const Cell *c, const Response *r, uint64 seed, RunResult *res)
 	for (int w = 0; w < windows; w++)
 	{
 		double		t = w * WINDOW_S;
-		double		clients = load_clients(c->load, sv, t);
+		double		clients = r->clients[w];
 		int			li = level_of(r, locks);
 		AutoWindowFigures fig;
-		Shape		s;
 		double		rate_f;
 		double		share_f;
 		double		backends;
@@ -785,15 +794,15 @@ run_one(const Cell *c, const Response *r, uint64 seed, RunResult *res)
 			res->follow_s = 0;
 
 		/* the window as the worker measures it */
-		load_shape(c->load, sv, t, clients, &s);
 		noise_draw(c->noise, &ns, t, &rate_f, &share_f);
 		backends = clients;
 		if (c->noise->backends > 0)
 			backends *= 1.0 + c->noise->backends * (2 * rng_uniform() - 1);
 		runners = Min(backends, (double) sv->cpus);
-		acquisitions = BASE_RATE * rate_factor(&s, locks) * runners *
+		Assert(li >= 0);
+		acquisitions = BASE_RATE * r->rate[w * LEVELS + li] * runners *
 			WINDOW_S * rate_f;
-		share = clamp(share_of(&s, locks) * share_f, 0.0, 0.95);
+		share = clamp(r->share[w * LEVELS + li] * share_f, 0.0, 0.95);
 
 		memset(&fig, 0, sizeof(fig));
 		fig.acquisitions = (uint64) acquisitions;
@@ -812,7 +821,7 @@ run_one(const Cell *c, const Response *r, uint64 seed, RunResult *res)
 		fig.min_locks = sv->floor;
 		fig.max_locks = sv->max_locks;
 
-		achieved += li >= 0 ? r->tp[w * LEVELS + li] : 0;
+		achieved += r->tp[w * LEVELS + li];
 		over += locks >= 2 * r->best_hi[w];
 
 		walscale_rules_decide(&fig, state, &verdict);
