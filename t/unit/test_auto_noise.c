@@ -799,7 +799,14 @@ run_one(const Cell *c, const Response *r, uint64 seed, RunResult *res)
 		if (c->noise->backends > 0)
 			backends *= 1.0 + c->noise->backends * (2 * rng_uniform() - 1);
 		runners = Min(backends, (double) sv->cpus);
-		Assert(li >= 0);
+		if (li < 0)
+		{
+			/* the bench knows the response only at powers of two */
+			printf("Bail out! %s, run seed 0x%016llx: %d locks at %.0f s, not a power of two from %d to %d\n",
+				   c->name, (unsigned long long) seed, locks, t, sv->floor,
+				   sv->max_locks);
+			exit(3);
+		}
 		acquisitions = BASE_RATE * r->rate[w * LEVELS + li] * runners *
 			WINDOW_S * rate_f;
 		share = clamp(r->share[w * LEVELS + li] * share_f, 0.0, 0.95);
