@@ -13,7 +13,8 @@
  * for the bounds and the start, walscale_rules_begin() and
  * walscale_rules_decide().  AutoRulesState is opaque here: allocated and
  * passed, never read.  Of AutoVerdict it reads target, and reason in trace
- * mode only.
+ * mode only.  A target must be a power of two from the floor to the
+ * maximum (the responses are known there only): any other bails out.
  *
  * THE GRID: a cell is a server, a load and a noise.
  *
@@ -27,7 +28,7 @@
  * - β = 0: the rate rises half as steeply for one more doubling past the
  *	 load's knee K, so that the best number is 2K, and past 2K every number
  *	 ties (the simulator's best moves from 16-32 to 128 at β = 0, and 1024
- *	 locks cost 0 to 13%);
+ *	 locks cost 2 to 13% there);
  * - β = 0.5: the best is K, each doubling past it costs 1.5%;
  * - β = 1: the best is K, each doubling past it costs 3% (COST_AT_BETA_1),
  *	 the steepest this bench argues plausible: the simulator's 30-50% from
@@ -52,9 +53,10 @@
  *	 (at most the maximum), contended there (a share of 6%, so that a
  *	 controller is asked again and again to grow where growing hurts).  A
  *	 knee that equals the start moves one doubling down (16 CPUs: steady8),
- *	 so that no cell passes by never moving: the start of every other cell
+ *	 so that no steady cell at β 0.5 or 1 passes by never moving: its start
  *	 is a doubling or more below its best (a throughput of at most 0.91) or
- *	 at twice it or more (over, below);
+ *	 at twice it or more (over, below).  At β 0 every number from 2K up
+ *	 ties, and a start there is as good as the best;
  * - ramp: every day a night of 16 clients (best 8: quiet) until 8:00, a
  *	 ramp to 2000 in 10 minutes, 2000 clients with their best at 256 (the
  *	 power of two at or above clients / 8, from 8 to 256) until 20:00, a
