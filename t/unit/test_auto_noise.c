@@ -741,7 +741,7 @@ run_one(const Cell *c, const Response *r, uint64 seed, RunResult *res)
 	const Server *sv = &c->server;
 	AutoRulesState *state = malloc(sizeof(AutoRulesState));
 	AutoVerdict verdict;
-	NoiseState ns;
+	NoiseState	ns;
 	int			windows = r->windows;
 	int			per_day = (int) (DAY_S / WINDOW_S);
 	int			locks;
