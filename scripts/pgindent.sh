@@ -12,5 +12,5 @@ indent="$tree/src/tools/pg_bsd_indent/pg_bsd_indent"
 [ -x "$indent" ] || make -s -C "$tree/src/tools/pg_bsd_indent" >/dev/null
 "$tree/src/tools/pgindent/pgindent" --indent="$indent" \
 	--typedefs="$tree/src/tools/pgindent/typedefs.list" \
-	--list-of-typedefs="WalscaleSetting WalscaleVersion WALInsertLockCounter WalscaleCounters WalscaleCounterSums WalscaleResizeRecord WalscaleFastpath WalscaleWorkerShared WalscaleAutoShared AutoDecision AutoWindow AutoBeginCause WalscaleAdviceShared AdviceRow AutoWindowFigures AutoRulesState AutoVerdict Shape Load Noise RunResult WalscaleWaitsShared WaitSlot WalscaleWaitCount WalscaleWaitsSnapshot WaitEvidence WalscaleSinceReset" \
+	--list-of-typedefs="WalscaleSetting WalscaleVersion WALInsertLockCounter WalscaleCounters WalscaleCounterSums WalscaleResizeRecord WalscaleFastpath WalscaleWorkerShared WalscaleAutoShared AutoDecision AutoWindow AutoBeginCause WalscaleAdviceShared AdviceRow AutoWindowFigures AutoRulesState AutoVerdict Shape Load Noise RunResult Server LoadKind Response NoiseKind NoiseState Cell Regression CellSummary WalscaleWaitsShared WaitSlot WalscaleWaitCount WalscaleWaitsSnapshot WaitEvidence WalscaleSinceReset" \
 	"$@" "$repo"/walscale*.c "$repo"/walscale*.h "$repo"/t/unit/*.c "$repo"/t/modules/*/*.c
