@@ -84,16 +84,17 @@
  * probe and a phase per doubling).
  *
  * The holds.  A probe that failed one way holds that way for AUTO_HOLD_S
- * (10 minutes), doubled at each further failure up to AUTO_HOLD_MAX_S (an
- * hour); a probe kept one way clears that way's hold and holds the other
+ * (10 minutes), doubled at each further failure up to AUTO_HOLD_MAX_S (45
+ * minutes); a probe kept one way clears that way's hold and holds the other
  * way for AUTO_HOLD_S, since the way back was just shown worse.  A steady
- * load at its best therefore probes each way every 10, 20, 40 and then 60
- * minutes: at most 4 changes an hour, each a resize that holds all locks for
- * microseconds (bench/results' resize figures: 0.007 ms median, 0.12 ms at
- * most under load, after waiting up to 25 ms for them).  The cap is what
- * lets auto mode follow a load whose best number moved while nothing it
- * measures at its number did (a connection pool whose mix of work changed):
- * within an hour it probes again.
+ * load at its best therefore probes each way every 10, 20, 40 and then 45
+ * minutes: about 6 changes an hour, each a resize that holds all locks for
+ * microseconds and makes inserters wait at most about 25 ms for them (the
+ * resize figures in bench/results: 0.007 ms held at the median, 0.12 ms at
+ * most under load, after waiting up to 25 ms).  The cap is what lets auto
+ * mode follow a load whose best number moved while nothing it measures at
+ * its number did (a connection pool whose mix of work changed): within 45
+ * minutes it probes again, and with the probe's own 2.5 within the hour.
  * - AUTO_CONTEXT_CHANGE, 2: a hold belongs to the load it was learnt under,
  *	 told by the blocked share of the probes that failed (their lowest and
  *	 highest).  When the moving share rises above AUTO_CONTEXT_CHANGE times

@@ -35,8 +35,8 @@
 #define AUTO_NOISE_WEIGHT		(1.0 / 32)
 /* after a probe that failed: no other that way for this, doubling, */
 #define AUTO_HOLD_S				600.0
-/* up to this, so that a load whose best moved is followed within it */
-#define AUTO_HOLD_MAX_S			3600.0
+/* up to this, so that a load whose best moved is followed within the hour */
+#define AUTO_HOLD_MAX_S			2700.0
 /* another context: the blocked share or the load moved by this factor */
 #define AUTO_CONTEXT_CHANGE		2.0
 

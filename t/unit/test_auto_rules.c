@@ -392,6 +392,8 @@ test_figures(void)
 	(void) decide(&state, 16);
 	ok(fabs(last_verdict.rate - ACQUISITIONS / WINDOW_S / CPUS) < 1e-6,
 	   "figures: with 64 active backends on 16 CPUs, the rate is per running backend, 16");
+	ok(fabs(last_verdict.blocked_share - HOT_SHARE) < 1e-12,
+	   "figures: with 64 active backends on 16 CPUs, the share is per active backend");
 	backends_now = BACKENDS;
 }
 
@@ -730,6 +732,18 @@ test_abandon_and_chain(void)
 		   "abandon: nothing learnt, no hold");
 	}
 
+	/* exactly AUTO_MIN_ACQUISITIONS is not idle: the probe goes on */
+	locks = 16;
+	state = gated_state(&locks);
+	{
+		AutoWindowFigures w = window_for(locks);
+
+		w.acquisitions = AUTO_MIN_ACQUISITIONS;
+		is_int(decide_window(&state, w), 8,
+			   "abandon: a window of exactly AUTO_MIN_ACQUISITIONS is not idle");
+		ok(state.phase == AUTO_PROBE_AWAY, "abandon: ... and the probe goes on");
+	}
+
 	/* another load while measuring back: no change, the probe ends */
 	locks = 16;
 	state = gated_state(&locks);
@@ -777,6 +791,9 @@ test_bounds_follow(void)
 	is_int(decide(&state, locks), 4, "bounds: a probe at 8 with the max now 4: to 4");
 	ok(reason_is(AUTO_REASON_MAX) && state.phase == AUTO_PROBE_NONE,
 	   "bounds: the reason is the max, and the probe ends");
+	ok(fabs(last_verdict.blocked_share - HOT_SHARE) < 1e-12 &&
+	   last_verdict.rate > 0 && last_verdict.locks_used == 8,
+	   "bounds: the decision reports the window's figures");
 	floor_now = 32;
 	max_now = 128;
 	is_int(decide(&state, 4), 32, "bounds: below a floor of 32: to 32");
