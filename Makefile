@@ -4,7 +4,8 @@
 
 MODULE_big = walscale
 OBJS = walscale.o walscale_worker.o walscale_advice.o walscale_auto.o walscale_auto_rules.o \
-	walscale_cpus.o walscale_waits.o walscale_fastpath.o walscale_counters.o walscale_common.o
+	walscale_cpus.o walscale_waits.o walscale_fastpath.o walscale_counters.o walscale_settings.o \
+	walscale_common.o
 EXTENSION = walscale
 # The extension's version, written here alone: the module is built with it
 # (PG_MODULE_MAGIC_EXT), and walscale.control's default_version and the last
