@@ -94,7 +94,7 @@ test:
 # Debian packages: the patched and the stock postgresql-18 and
 # postgresql-18-walscale for bookworm, or DEB_SUITE=trixie for trixie;
 # DEB_SUITE=trixie PG_MAJOR=17 builds the postgresql-17 set for trixie
-# (see README, Install from packages).  test-deb installs and tries them in
+# (docs/packages.md).  test-deb installs and tries them in
 # a clean chroot of that suite.  Both need root.
 deb:
 	scripts/build-deb.sh
