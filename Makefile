@@ -62,7 +62,7 @@ help:
 	@echo 'walscale: make TARGET'
 	@echo '  (default)           build the module against PG_CONFIG (default: the pg_config in PATH)'
 	@echo '  install             install it into that server'
-	@echo '  installcheck        the pg_regress and TAP suites against that installed server'
+	@echo '  installcheck        the pg_regress and TAP suites on temporary instances of that server'
 	@echo '  postgres            build the patched and the stock PostgreSQL into .pg/ (cached)'
 	@echo '  demo                a throwaway cluster with walscale: pgbench at 2 and 64 locks, then auto mode'
 	@echo '  test                build what is missing, run every suite (docs/testing.md)'
