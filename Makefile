@@ -1,9 +1,11 @@
 # walscale: PGXS build of the extension, and the entry points that first
 # build the patched server it needs (make demo, make test, make bench).
+# make help lists the targets.
 
 MODULE_big = walscale
 OBJS = walscale.o walscale_worker.o walscale_advice.o walscale_auto.o walscale_auto_rules.o \
-	walscale_cpus.o walscale_waits.o walscale_fastpath.o walscale_counters.o walscale_common.o
+	walscale_cpus.o walscale_waits.o walscale_fastpath.o walscale_counters.o walscale_settings.o \
+	walscale_common.o
 EXTENSION = walscale
 # The extension's version, written here alone: the module is built with it
 # (PG_MODULE_MAGIC_EXT), and walscale.control's default_version and the last
@@ -22,14 +24,23 @@ REGRESS = walscale
 REGRESS_OPTS = --temp-instance=./tmp_check_regress --temp-config=$(srcdir)/walscale.conf
 TAP_TESTS = 1
 
-# The patched server that scripts/build-postgres.sh links into .pg/.
-PG_CONFIG ?= $(CURDIR)/.pg/walscale/bin/pg_config
+# As every PGXS extension: the first pg_config in PATH, or PG_CONFIG=.
+# The repository's scripts pass the pg_config of the server they build
+# (make postgres links the patched one at .pg/walscale/bin/pg_config).
+PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
 ifneq ($(PGXS),)
 include $(PGXS)
 
 all: check-version
-.PHONY: check-version
+# before anything is compiled: a server walscale does not build against
+$(OBJS): | check-major
+.PHONY: check-version check-major
+check-major:
+	@case '$(MAJORVERSION)' in 17|18) ;; *) \
+		echo "walscale: $(PG_CONFIG) is PostgreSQL $(MAJORVERSION); walscale builds against 17 and 18." >&2; \
+		echo "Set PG_CONFIG to such a server's pg_config, or run make postgres and use PG_CONFIG=.pg/walscale/bin/pg_config." >&2; \
+		exit 1;; esac
 check-version:
 	@v=$$(sed -n "s/^default_version *= *'\([^']*\)'.*/\1/p" '$(srcdir)/$(EXTENSION).control'); \
 	[ "$$v" = '$(EXTVERSION)' ] || { \
@@ -40,10 +51,34 @@ check-version:
 		exit 1;; esac
 else
 all install installcheck:
-	@echo "walscale: no patched PostgreSQL at $(PG_CONFIG)." >&2
-	@echo "Run scripts/build-postgres.sh (or make demo / make test), or set PG_CONFIG." >&2
+	@echo "walscale: no pg_config: PG_CONFIG is '$(PG_CONFIG)', which does not run." >&2
+	@echo "Put the server's pg_config first in PATH, or set PG_CONFIG (make install PG_CONFIG=/usr/lib/postgresql/18/bin/pg_config)." >&2
+	@echo "To build the patched server: make postgres, then PG_CONFIG=.pg/walscale/bin/pg_config." >&2
 	@exit 1
 endif
+
+.PHONY: help
+help:
+	@echo 'walscale: make TARGET'
+	@echo '  (default)           build the module against PG_CONFIG (default: the pg_config in PATH)'
+	@echo '  install             install it into that server'
+	@echo '  installcheck        the pg_regress and TAP suites on temporary instances of that server'
+	@echo '  postgres            build the patched and the stock PostgreSQL into .pg/ (cached)'
+	@echo '  demo                a throwaway cluster with walscale: pgbench at 2 and 64 locks, then auto mode'
+	@echo '  test                build what is missing, run every suite (docs/testing.md)'
+	@echo '  test-postgres       PostgreSQL'"'"'s own suites with walscale at extreme settings (SUITES_MODE=)'
+	@echo '  test-series         each patch of the core series on its own: build, regress, isolation'
+	@echo '  deb                 Debian packages of the patched and stock server and the extension (root)'
+	@echo '  test-deb            install and try those packages in a clean chroot (root)'
+	@echo '  test-deb-tools      autopkgtest and piuparts on those packages (root)'
+	@echo '  bench               benchmarks on this machine (BENCH_MODE=quick|full, bench/README.md)'
+	@echo '  bench-instructions  the instruction counts of make bench alone'
+	@echo '  bench-cachelines    shared cache lines per operation and flush latency alone'
+	@echo '  sweep               do more insertion locks help on this server? (a scratch cluster)'
+	@echo '  simulate            auto mode in a model of a many-core server (sim/README.md)'
+	@echo '  mutate              mutation testing (MUTATIONS=, mutations/README.md)'
+	@echo '  indent              format the C code with pgindent'
+	@echo '  clean               remove the module'"'"'s build files'
 
 .PHONY: postgres demo test test-postgres test-series bench bench-instructions sweep indent mutate simulate deb test-deb test-deb-tools
 postgres:
@@ -59,7 +94,7 @@ test:
 # Debian packages: the patched and the stock postgresql-18 and
 # postgresql-18-walscale for bookworm, or DEB_SUITE=trixie for trixie;
 # DEB_SUITE=trixie PG_MAJOR=17 builds the postgresql-17 set for trixie
-# (see README, Install from packages).  test-deb installs and tries them in
+# (docs/packages.md).  test-deb installs and tries them in
 # a clean chroot of that suite.  Both need root.
 deb:
 	scripts/build-deb.sh
@@ -103,8 +138,9 @@ indent:
 
 # The simulator (sim/README.md): validates its model against published
 # measurements and runs auto mode's decision code in it; needs no server
+# sim/build.sh takes the PG_CONFIG given to make, or the patched server's
 simulate:
-	PG_CONFIG=$(PG_CONFIG) sim/run.sh
+	sim/run.sh
 
 # Mutation testing (not run in CI): MUTATIONS="mutations/01-x.mutation ..."
 # runs some, default all; see mutations/README.md

@@ -14,9 +14,11 @@
  * number of locks), and keeps a baseline of the counters so that a reset
  * never writes to the counters the insertion path updates.
  *
- * This file is the top of the module (walscale.h lists the files): it
- * defines the GUCs and sets up shared memory, and its SQL functions are
- * those that span the others, walscale_reset() and the settings' views.
+ * This file is the top of the module (walscale.h lists the files), and no
+ * other file calls into it: _PG_init defines the settings (their table is
+ * walscale_settings.c's) and sets up shared memory, and its SQL functions
+ * are those that span the others, walscale_reset() and the settings'
+ * views.
  *
  * Copyright (c) 2026, walscale developers
  *
@@ -27,7 +29,6 @@
 #include "access/xact.h"
 #include "funcapi.h"
 #include "miscadmin.h"
-#include "port/pg_bitutils.h"
 #include "storage/ipc.h"
 #include "storage/lwlock.h"
 #include "storage/proc.h"
@@ -39,6 +40,7 @@
 #include "walscale_auto.h"
 #include "walscale_counters.h"
 #include "walscale_fastpath.h"
+#include "walscale_settings.h"
 #include "walscale_waits.h"
 #include "walscale_worker.h"
 
@@ -47,9 +49,6 @@
 #error "WALSCALE_VERSION is not defined: build walscale with its Makefile"
 #endif
 PG_MODULE_MAGIC_EXT(.name = "walscale",.version = WALSCALE_VERSION);
-
-/* Largest walscale.insert_lock_attempts; more only delays the sleep. */
-#define WALSCALE_MAX_ATTEMPTS	16
 
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
@@ -131,76 +130,6 @@ walscale_xact_callback(XactEvent event, void *arg)
 }
 
 /*
- * walscale.insert_locks is -1 (auto mode) or a number of locks; 0 is not a
- * number of locks and would read as "off".
- */
-static bool
-walscale_check_insert_locks(int *newval, void **extra, GucSource source)
-{
-	if (*newval != 0)
-		return true;
-
-	GUC_check_errdetail("0 is not a number of WAL insertion locks.");
-	GUC_check_errhint("Set it to -1 to let walscale choose the number of WAL insertion locks, or to a number between 1 and %d.",
-					  XLOG_INSERT_LOCKS_MAX);
-	return false;
-}
-
-static bool
-walscale_check_fastpath_groups(int *newval, void **extra, GucSource source)
-{
-	if (*newval == 0 || (*newval <= WALSCALE_FASTPATH_GROUPS_MAX &&
-						 *newval == (int) pg_nextpower2_32(*newval)))
-		return true;
-
-	GUC_check_errdetail("\"walscale.fastpath_groups\" must be 0 or a power of two between 1 and %d.",
-						WALSCALE_FASTPATH_GROUPS_MAX);
-	return false;
-}
-
-/*
- * The number of active locks at the next shared memory initialisation: at
- * start, or after a crash.  Between them, the background worker applies it.
- */
-static void
-walscale_assign_insert_locks(int newval, void *extra)
-{
-	if (walscale_core_active)
-		XLogInsertLocksRequested = newval == WALSCALE_INSERT_LOCKS_AUTO ?
-			walscale_auto_start_locks() : newval;
-}
-
-static void
-walscale_assign_insert_lock_attempts(int newval, void *extra)
-{
-	if (walscale_core_active)
-		XLogInsertLockAttempts = newval;
-}
-
-/*
- * When the module defines a variable, a bad value that postgresql.conf gave
- * its placeholder only draws a WARNING and the default is used: a server
- * would start with a lock count nobody asked for.  Check that value again at
- * ERROR, which during preloading stops the server with the standard message
- * naming the setting.
- */
-static void
-walscale_recheck_config_value(const char *name, const char *config_value)
-{
-	if (config_value != NULL)
-		(void) set_config_option(name, config_value, PGC_POSTMASTER, PGC_S_FILE,
-								 GUC_ACTION_SET, false, ERROR, false);
-}
-
-static char *
-walscale_config_value(const char *name)
-{
-	const char *value = GetConfigOption(name, true, false);
-
-	return value ? pstrdup(value) : NULL;
-}
-
-/*
  * A missing or other core is not bad input: the server must start, so say
  * once, in the postmaster, what walscale cannot do and what to install.
  */
@@ -216,181 +145,9 @@ walscale_warn_core_missing(void)
 					 WALSCALE_CORE_VERSION)));
 }
 
-/*
- * What the server runs with, for walscale_setting_status and
- * walscale_settings: without the core, what a stock server runs with.
- */
-static int
-walscale_effective_insert_locks(void)
-{
-	return walscale_core_active ? GetNumWALInsertLocks() :
-		WALSCALE_STOCK_INSERT_LOCKS;
-}
-
-static int
-walscale_effective_insert_lock_attempts(void)
-{
-	return walscale_core_active ? XLogInsertLockAttempts : 0;
-}
-
-static int
-walscale_effective_fastpath_groups(void)
-{
-	return FastPathLockGroupsPerBackend;
-}
-
-static int
-walscale_effective_auto_interval(void)
-{
-	return walscale_auto_interval;
-}
-
-/*
- * The settings' variables.  None has an initializer: defining the setting
- * in _PG_init() sets it to its boot value in the table below, before
- * anything reads it, so the boot value is written once.  walscale.h
- * declares those that other files read.
- */
-int			walscale_insert_locks;
-int			walscale_auto_interval;
-int			walscale_auto_min_locks_setting;
-int			walscale_sample_interval;
-static int	walscale_insert_lock_attempts;
-static int	walscale_fastpath_groups;
-
-/*
- * walscale's settings, all integers: one row each drives its definition in
- * _PG_init(), the re-check of its value in postgresql.conf, and its row in
- * walscale_setting_status.
- */
-typedef struct WalscaleSetting
-{
-	/* DefineCustomIntVariable()'s arguments */
-	const char *name;
-	const char *short_desc;
-	const char *long_desc;
-	int		   *variable;
-	int			boot_value;
-	int			min_value;
-	int			max_value;
-	GucContext	context;
-	int			flags;
-	GucIntCheckHook check_hook;
-	GucIntAssignHook assign_hook;
-
-	/*
-	 * A bad value in postgresql.conf stops the server at start
-	 * (walscale_recheck_config_value); without it PostgreSQL warns and the
-	 * boot value is used.
-	 */
-	bool		recheck;
-
-	/* what the server runs with, for walscale_setting_status; NULL: no row */
-	int			(*effective) (void);
-
-	/* in effect in auto mode only */
-	bool		auto_mode_only;
-
-	/*
-	 * Why this PostgreSQL version has nothing the setting could change, for
-	 * walscale_setting_status, which then gives no effective value; NULL
-	 * where it has.
-	 */
-	const char *not_in_this_version;
-} WalscaleSetting;
-
-/* in the order of walscale_setting_status's rows */
-static const WalscaleSetting walscale_settings[] = {
-	{
-		.name = "walscale.insert_locks",
-		.short_desc = "Number of WAL insertion locks, or -1 to size them from contention.",
-		.long_desc = "More locks let more backends copy WAL records at once; "
-		"PostgreSQL's own number is 8.  A reload changes it, "
-		"through walscale's background worker, which in auto "
-		"mode (-1, the default) also chooses the number.",
-		.variable = &walscale_insert_locks,
-		.boot_value = WALSCALE_INSERT_LOCKS_AUTO,
-		.min_value = WALSCALE_INSERT_LOCKS_AUTO,
-		.max_value = XLOG_INSERT_LOCKS_MAX,
-		.context = PGC_SIGHUP,
-		.check_hook = walscale_check_insert_locks,
-		.assign_hook = walscale_assign_insert_locks,
-		.recheck = true,
-		.effective = walscale_effective_insert_locks,
-	},
-	{
-		.name = "walscale.insert_lock_attempts",
-		.short_desc = "Conditional attempts on different WAL insertion locks before sleeping on one.",
-		.long_desc = "0 sleeps on the preferred lock, as PostgreSQL does; "
-		"at most the number of locks minus 1 are made.",
-		.variable = &walscale_insert_lock_attempts,
-		.boot_value = 0,
-		.min_value = 0,
-		.max_value = WALSCALE_MAX_ATTEMPTS,
-		.context = PGC_SIGHUP,
-		.assign_hook = walscale_assign_insert_lock_attempts,
-		.recheck = true,
-		.effective = walscale_effective_insert_lock_attempts,
-	},
-	{
-		.name = "walscale.fastpath_groups",
-		.short_desc = "Number of 16-slot fast-path lock groups per backend.",
-		.long_desc = "0 derives it from max_locks_per_transaction, as PostgreSQL does.",
-		.variable = &walscale_fastpath_groups,
-		.boot_value = 0,
-		.min_value = 0,
-		.max_value = WALSCALE_FASTPATH_GROUPS_MAX,
-		.context = PGC_POSTMASTER,
-		.check_hook = walscale_check_fastpath_groups,
-		.recheck = true,
-		.effective = walscale_effective_fastpath_groups,
-		.not_in_this_version = WALSCALE_NO_FASTPATH_GROUPS_REASON,
-	},
-	{
-		.name = "walscale.auto_interval",
-		.short_desc = "Time over which auto mode measures contention before each decision.",
-		.long_desc = "Changes are at least this far apart.",
-		.variable = &walscale_auto_interval,
-		.boot_value = 10,
-		.min_value = 1,
-		.max_value = 3600,
-		.context = PGC_SIGHUP,
-		.flags = GUC_UNIT_S,
-		.effective = walscale_effective_auto_interval,
-		.auto_mode_only = true,
-	},
-	{
-		.name = "walscale.auto_min_locks",
-		.short_desc = "Fewest WAL insertion locks auto mode goes down to.",
-		.long_desc = "PostgreSQL's own 8 by default, so that auto mode "
-		"never has fewer locks than a stock server.",
-		.variable = &walscale_auto_min_locks_setting,
-		.boot_value = WALSCALE_STOCK_INSERT_LOCKS,
-		.min_value = 1,
-		.max_value = XLOG_INSERT_LOCKS_MAX,
-		.context = PGC_SIGHUP,
-		.effective = walscale_auto_min_locks,
-		.auto_mode_only = true,
-	},
-	/* in effect on any server: no row in walscale_setting_status */
-	{
-		.name = "walscale.sample_interval",
-		.short_desc = "Time between two samples of the backends' wait events.",
-		.long_desc = "0 turns sampling off.",
-		.variable = &walscale_sample_interval,
-		.boot_value = WALSCALE_SAMPLE_INTERVAL_DEFAULT,
-		.min_value = 0,
-		.max_value = WALSCALE_SAMPLE_INTERVAL_MAX,
-		.context = PGC_SIGHUP,
-		.flags = GUC_UNIT_MS,
-	},
-};
-
 void
 _PG_init(void)
 {
-	char	   *config_values[lengthof(walscale_settings)];
-
 	/*
 	 * Shared memory is sized at server start; loaded later, the module only
 	 * provides its SQL functions, which then report that it is not preloaded.
@@ -402,29 +159,7 @@ _PG_init(void)
 	if (!walscale_core_active && !IsUnderPostmaster)
 		walscale_warn_core_missing();
 
-	/* read before the definitions replace a bad value with the boot value */
-	for (int i = 0; i < lengthof(walscale_settings); i++)
-		config_values[i] = walscale_settings[i].recheck ?
-			walscale_config_value(walscale_settings[i].name) : NULL;
-
-	for (int i = 0; i < lengthof(walscale_settings); i++)
-	{
-		const WalscaleSetting *setting = &walscale_settings[i];
-
-		DefineCustomIntVariable(setting->name, setting->short_desc,
-								setting->long_desc, setting->variable,
-								setting->boot_value,
-								setting->min_value, setting->max_value,
-								setting->context, setting->flags,
-								setting->check_hook, setting->assign_hook,
-								NULL);
-	}
-
-	MarkGUCPrefixReserved("walscale");
-
-	for (int i = 0; i < lengthof(walscale_settings); i++)
-		walscale_recheck_config_value(walscale_settings[i].name,
-									  config_values[i]);
+	walscale_settings_define();
 
 	/*
 	 * Without the core, the settings keep their values, checked as above, and
@@ -591,7 +326,7 @@ walscale_setting_status(PG_FUNCTION_ARGS)
 	if (rsinfo->setDesc->natts != 5)
 		elog(ERROR, "incorrect number of output arguments");
 
-	for (int k = 0; k < lengthof(walscale_settings); k++)
+	for (int k = 0; k < walscale_settings_count; k++)
 	{
 		const WalscaleSetting *setting = &walscale_settings[k];
 		Datum		values[5];

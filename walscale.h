@@ -4,18 +4,22 @@
  *		Declarations every walscale source file needs.
  *
  * walscale is split by responsibility, each file calling only those below
- * it (t/017_layers.pl checks that no file includes the header of one above):
+ * it (t/017_layers.pl checks that no file includes the header of one above,
+ * or uses a name one above defines):
  *
- *	walscale.c			  _PG_init, the GUCs, shared memory, walscale_reset(),
- *						  the settings' views
+ *	walscale.c			  _PG_init, shared memory, walscale_reset(), the
+ *						  settings' views; no file calls into it
  *	walscale_worker.c	  the background worker
  *	walscale_advice.c	  fast-path measurement and walscale_advice
  *	walscale_auto.c		  auto mode: the worker's step, the decisions ring
- *	walscale_auto_rules.c auto mode's rules, pure functions
  *	walscale_waits.c	  the wait sampler
  *	walscale_fastpath.c	  the fast-path overflow count
  *	walscale_counters.c	  the insertion-lock counters' baseline, resizes and
  *						  walscale_stats
+ *	walscale_settings.c	  the settings: variables, table, checks, effective
+ *						  values, auto mode's bounds on this machine
+ *	walscale_auto_rules.c auto mode's rules, pure functions
+ *	walscale_cpus.c		  the CPUs the server may use
  *	walscale_common.c	  this header: the state and checks every file needs
  *
  * walscale_core.h is the core patch's interface, walscale_compat.h what
@@ -32,13 +36,6 @@
 
 #include "walscale_compat.h"
 #include "walscale_core.h"
-
-/* walscale.insert_locks = -1: the background worker chooses the number */
-#define WALSCALE_INSERT_LOCKS_AUTO	(-1)
-
-/* walscale.sample_interval in ms: default and bounds (docs/advice.md) */
-#define WALSCALE_SAMPLE_INTERVAL_DEFAULT	10
-#define WALSCALE_SAMPLE_INTERVAL_MAX		1000
 
 /*
  * Preloaded into a server with the core patch of our version: only then are
@@ -61,16 +58,6 @@ walscale_core_fastpath(void)
 
 /* shared memory is attached: walscale was preloaded */
 extern bool walscale_shmem_attached;
-
-/*
- * The settings that more than one file reads.  walscale.c defines each
- * beside its row in the settings' table, and the GUC machinery sets it: no
- * file calls into walscale.c for them.
- */
-extern PGDLLIMPORT int walscale_insert_locks;
-extern PGDLLIMPORT int walscale_auto_interval;
-extern PGDLLIMPORT int walscale_auto_min_locks_setting;
-extern PGDLLIMPORT int walscale_sample_interval;
 
 /*
  * The extension's SQL versions, for the C functions whose columns changed

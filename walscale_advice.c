@@ -46,6 +46,7 @@
 #include "walscale_auto.h"
 #include "walscale_counters.h"
 #include "walscale_fastpath.h"
+#include "walscale_settings.h"
 #include "walscale_waits.h"
 
 /* fewer than these since the last reset, and the advisor will not guess */

@@ -24,7 +24,6 @@
 #include "postgres.h"
 
 #include <math.h>
-#include <unistd.h>
 
 #include "access/xlog.h"
 #include "funcapi.h"
@@ -35,7 +34,7 @@
 
 #include "walscale_auto.h"
 #include "walscale_counters.h"
-#include "walscale_cpus.h"
+#include "walscale_settings.h"
 #include "walscale_waits.h"
 #include "walscale_auto_rules.h"
 
@@ -92,9 +91,6 @@ typedef struct AutoWindow
 static AutoWindow window;
 static AutoRulesState rules_state;
 
-/* the CPU count, read once per worker: it changes only with a restart */
-static int	auto_cpus = 0;
-
 PG_FUNCTION_INFO_V1(walscale_auto_decisions);
 PG_FUNCTION_INFO_V1(walscale_auto_decisions_1_5);
 
@@ -116,50 +112,6 @@ walscale_auto_shmem_init(LWLock *lock, bool found)
 		memset(auto_shared, 0, walscale_auto_shmem_size());
 		auto_shared->lock = lock;
 	}
-}
-
-/*
- * The CPUs this server may use: those online, in its affinity mask and
- * within its cgroup quota (walscale_cpus.c), the fewest.  A 4-CPU container
- * on a 96-core host is a 4-CPU server.  Read once: the bounds it gives must
- * stay put.
- */
-int
-walscale_auto_cpus(void)
-{
-	if (auto_cpus == 0)
-	{
-		long		online = sysconf(_SC_NPROCESSORS_ONLN);
-
-		auto_cpus = walscale_rules_cpus(online > 0 ? (int) Min(online, 4096) : 0,
-										walscale_cpus_affinity(),
-										walscale_cpus_quota());
-	}
-	return auto_cpus;
-}
-
-/* The bounds and the start of walscale_auto_rules.c, for this machine. */
-int
-walscale_auto_max_locks(void)
-{
-	return walscale_rules_max_locks(walscale_auto_cpus(),
-									XLOG_INSERT_LOCKS_DEFAULT,
-									XLOG_INSERT_LOCKS_MAX);
-}
-
-int
-walscale_auto_min_locks(void)
-{
-	return walscale_rules_min_locks(walscale_auto_min_locks_setting,
-									walscale_auto_max_locks());
-}
-
-int
-walscale_auto_start_locks(void)
-{
-	return walscale_rules_start_locks(walscale_auto_cpus(),
-									  XLOG_INSERT_LOCKS_DEFAULT,
-									  XLOG_INSERT_LOCKS_MAX);
 }
 
 /*

@@ -16,10 +16,6 @@
 
 extern Size walscale_auto_shmem_size(void);
 extern void walscale_auto_shmem_init(LWLock *lock, bool found);
-extern int	walscale_auto_cpus(void);
-extern int	walscale_auto_start_locks(void);
-extern int	walscale_auto_min_locks(void);
-extern int	walscale_auto_max_locks(void);
 
 /* why auto mode begins, for its log line and walscale_auto_decisions */
 typedef enum AutoBeginCause

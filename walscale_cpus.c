@@ -3,7 +3,7 @@
  * walscale_cpus.c
  *		The CPUs this server may use, as the system says: its affinity mask,
  *		and the CPU quota of its cgroups.  Auto mode starts from the CPU
- *		count and never goes above eight locks per CPU (walscale_auto.c,
+ *		count and never goes above eight locks per CPU (walscale_settings.c,
  *		walscale_rules_cpus()), so a 4-CPU container on a 96-core host must
  *		count 4, not 96.
  *

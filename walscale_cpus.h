@@ -4,7 +4,7 @@
  *		The CPUs this server may use, as the system says: its affinity mask,
  *		and the CPU quota of its cgroups (v1, v2, or both on a hybrid host).
  *
- * walscale_auto.c reads them once per process and gives them, with the CPUs
+ * walscale_settings.c reads them once per process and gives them, with the CPUs
  * online, to walscale_rules_cpus(), which takes the fewest.  The parsing
  * steps of the quota are exported for t/unit/test_cpus.c
  * (t/019_cgroup_cpus.pl), which builds this file outside the server with

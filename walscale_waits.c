@@ -35,6 +35,7 @@
 
 #include "walscale_counters.h"
 #include "walscale_fastpath.h"
+#include "walscale_settings.h"
 #include "walscale_waits.h"
 
 /*

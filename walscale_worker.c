@@ -22,6 +22,7 @@
 
 #include "walscale_auto.h"
 #include "walscale_counters.h"
+#include "walscale_settings.h"
 #include "walscale_waits.h"
 #include "walscale_worker.h"
 

@@ -441,15 +441,15 @@ build_extension() {
 }
 
 # The repository's debian/ is PostgreSQL 18's: for another major, the
-# build's copy of it in $1 names that major (debian/pgversions, and the
-# autopkgtest load test's server), and pg_buildext updatecontrol, as
-# Debian's extension packages do, then writes debian/control from
-# debian/control.in.  18's package and its key do not change.
+# build's copy of it in $1 names that major (debian/pgversions, which the
+# autopkgtest tests read, and their dependencies), and pg_buildext
+# updatecontrol, as Debian's extension packages do, then writes
+# debian/control from debian/control.in.  18's package and its key do not
+# change.
 debian_dir_for_major() {
 	local src=$1 left
 	echo "$deb_pg_major" >"$src/debian/pgversions"
-	sed -i "s/postgresql-18/$pg_pkg/g; s/-v 18 /-v $deb_pg_major /g" \
-		"$src/debian/tests/load" "$src/debian/tests/control"
+	sed -i "s/postgresql-18/$pg_pkg/g" "$src/debian/tests/control"
 	# postgresql-server-dev-all of the postgresql-common built here
 	# depends on postgresql-server-dev-18
 	sed -i "s/postgresql-server-dev-all/postgresql-server-dev-$deb_pg_major, postgresql-common-dev/" \

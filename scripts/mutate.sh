@@ -274,7 +274,7 @@ install_walscale() {
 	if [ -n "${stock_copy:-}" ]; then
 		rm -rf "$dir-stock"
 		cp -a "$dir" "$dir-stock"
-		make -C "$dir-stock" clean >>"$blog" 2>&1
+		make -C "$dir-stock" clean PG_CONFIG="$stock_copy/bin/pg_config" >>"$blog" 2>&1
 		make -C "$dir-stock" install PG_CONFIG="$stock_copy/bin/pg_config" >>"$blog" 2>&1
 		[ -z "${older_copy:-}" ] || copy_extension_into "$stock_copy" "$older_copy"
 	fi

@@ -10,7 +10,9 @@
 #      SQLSTATE 0A000;
 #   2. install the patched packages over them, restart once: the settings are
 #      in effect, walscale_stats counts acquisitions, the data is intact;
-#   3. back to the stock packages, restart: observe mode again, data intact;
+#   3. back to the stock packages as the README says, with the patched
+#      versions pinned out, restart: observe mode again, data intact; then
+#      apt-get update and apt-get upgrade: no patched package comes back;
 #   4. purge the packages: no PostgreSQL process is left, nothing of them
 #      is left installed;
 #   5. walscale's TAP suites (t/*.pl) against the packaged patched server,
@@ -279,13 +281,39 @@ sum=$(psql_ -c "$checksum_sql")
 log "step 2 took $(elapsed "$step_start")"
 
 step_start=$(date +%s)
-log "step 3: back to stock $stock_ver, one restart"
+log "step 3: back to stock $stock_ver as the README says, the patched versions pinned out, one restart, then apt-get upgrade"
+# The README's back-to-stock pin replaces the install pin: the patched
+# versions sort above the stock ones, so without it the next upgrade would
+# install them again.
+sed -n '/^    # \/etc\/apt\/preferences.d\/walscale: back to stock$/,/^    Pin-Priority/{s/^    //;/^#/d;p}' "$repo/README.md" |
+	sed "s/\(postgresql-[a-z0-9-]*\)18/\1$v/g" >"$root/etc/apt/preferences.d/walscale"
+grep -q '^Pin-Priority: -1$' "$root/etc/apt/preferences.d/walscale" || fail "no back-to-stock pin in README.md"
+c_net apt-get update -qq >/dev/null
 apt_install "${server_pkgs[@]/%/=$stock_ver}"
 [ "$(c dpkg-query -W -f='${Version}' "$pg_pkg")" = "$stock_ver" ] || fail "$pg_pkg $stock_ver is not installed"
 restart "stock $stock_ver"
 check_observe "stock $stock_ver again"
 check_data "$sum" "stock again"
 pgbench_run "stock again"
+policy=$(c apt-cache policy "$pg_pkg")
+echo "$policy" | grep -q "^     $patched_ver -1$" || fail "the back-to-stock pin does not apply: $policy"
+# what a DBA runs next: nothing patched may come back.  A newer stock
+# server from the suite's archive (trixie's postgresql-17) may replace
+# the stock packages of make deb, and is a stock server too.
+c_net apt-get update -qq >/dev/null
+c_net apt-get upgrade -y -qq -o Dpkg::Options::=--force-confold >>"$root/tmp/apt.log" 2>&1 ||
+	{ tail -n 30 "$root/tmp/apt.log" >&2; fail "apt-get upgrade"; }
+for p in "${server_pkgs[@]}"; do
+	ver=$(c dpkg-query -W -f='${Version}' "$p")
+	case "$ver" in
+		*+walscale*) fail "apt-get upgrade installed the patched $p $ver again" ;;
+	esac
+done
+upgraded=$(c dpkg-query -W -f='${Version}' "$pg_pkg")
+log "stock again: apt-get upgrade kept a stock $pg_pkg ($upgraded), the patched versions pinned at -1"
+restart "stock $upgraded after apt-get upgrade"
+check_observe "stock $upgraded after apt-get upgrade"
+check_data "$sum" "stock after apt-get upgrade"
 log "step 3 took $(elapsed "$step_start")"
 
 step_start=$(date +%s)

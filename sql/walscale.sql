@@ -1,6 +1,31 @@
 -- walscale's SQL surface, on a server started with walscale.conf
 CREATE EXTENSION walscale;
 
+-- On a server without the core patch (a stock server, as in the Debian
+-- package's installcheck): observe mode, and nothing after this block,
+-- which needs the core.  The server's minor version, which the reasons
+-- name, is left out of the output.
+SELECT core_version IS NULL AS observe_mode FROM walscale_settings \gset
+\if :observe_mode
+SELECT insert_locks, insert_locks_configured, insert_locks_allocated,
+       insert_lock_attempts, insert_locks_mode, resizes
+FROM walscale_settings;
+SELECT setting, configured, effective, in_effect,
+       regexp_replace(reason, 'PostgreSQL [0-9]+\.[0-9]+', 'PostgreSQL N') AS reason
+FROM walscale_setting_status ORDER BY setting;
+\set VERBOSITY sqlstate
+SELECT count(*) FROM walscale_stats;
+\set VERBOSITY default
+SELECT overflows IS NULL AS no_overflows FROM walscale_fastpath;
+SELECT count(*) AS decisions FROM walscale_auto_decisions;
+SELECT sample_interval_ms, rounds >= 0 AS counting, dropped_samples
+FROM walscale_sampling;
+SELECT count(*) >= 0 AS groups_listed FROM walscale_wait_groups;
+SELECT array_agg(setting ORDER BY setting) AS advised FROM walscale_advice;
+SELECT walscale_reset() <= clock_timestamp() AS reset;
+\quit
+\endif
+
 -- one row per insertion lock, numbered from 0; counting since the server
 -- started (shared memory is set up just before pg_postmaster_start_time),
 -- the same time in both views
