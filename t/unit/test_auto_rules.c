@@ -696,6 +696,21 @@ test_turns(void)
 	ok(locks == 64 && reason_is(AUTO_REASON_PROBE_UP),
 	   "turns: then the grow, its hold none");
 
+	/* an abandoned halving leaves no hold: both due, the grow's turn */
+	set_load(flat_rate, no_term);
+	floor_now = STOCK_LOCKS;
+	locks = 32;
+	state = gated_state(&locks);
+	{
+		AutoWindowFigures w = window_for(locks);
+
+		w.acquisitions = 0;
+		locks = decide_window(&state, w);
+	}
+	(void) windows_to_change(&state, &locks, 1000);
+	ok(locks == 64 && reason_is(AUTO_REASON_PROBE_UP),
+	   "turns: after a halving abandoned, both due, the grow goes");
+
 	/* just under the grow's share: only halvings */
 	set_load(flat_rate, no_term);
 	share_now = AUTO_GROW_BLOCKED_SHARE * (1 - EPS);
