@@ -10,14 +10,16 @@
 #   ci          run by make test: regress and isolation at 1/3/1,
 #               1024/0/1024, 1/0/1024 and 1024/3/1 (every pair of values of
 #               any two settings), src/test/recovery at 1024/3/1, the WAL
-#               tools at 1024/3/1 and five of them (pg_waldump,
-#               pg_walsummary, pg_resetwal, test_decoding, pg_walinspect) at
-#               1/3/1, and execbackend with six of walscale's TAP files.
+#               tools at 1024/3/1 with the upgrade from stock 18 and five of
+#               them (pg_waldump, pg_walsummary, pg_resetwal, test_decoding,
+#               pg_walinspect) at 1/3/1, and execbackend with six of
+#               walscale's TAP files.
 #   full        (default) regress and isolation at all eight combinations
 #               of {1,1024} x {0,3} x {1,1024}; src/test/recovery at 1/3/1,
-#               1024/0/1024 and 1024/3/1; every WAL tool at 1024/3/1 and
-#               1/3/1; robustness, memcheck, valgrind, and execbackend with
-#               all of walscale's TAP files.
+#               1024/0/1024 and 1024/3/1; every WAL tool at 1024/3/1, with
+#               the upgrades from stock 18 and back to it, and at 1/3/1;
+#               robustness, memcheck, valgrind, and execbackend with all of
+#               walscale's TAP files.
 #   memcheck    regress and isolation at 1024/3/1024 and 1/3/1, and
 #               walscale's pg_regress suite, on the patched server and
 #               walscale built with assertions and ASan/UBSan (built once,
@@ -63,15 +65,21 @@
 # configuration runs 000_walscale_settings.pl, the nodes of every TAP suite
 # must log walscale's line at every start, and pg_regress' instances, whose
 # logs it removes when they pass, first run walscale_loaded: walscale_settings
-# there is the configuration's.
+# there is the configuration's.  pg_upgrade-from-stock and pg_upgrade-to-stock
+# run pg_upgrade's 002 across the stock 18 server and the patched one, either
+# way (its oldinstall; its olddump from src/test/regress run on stock, as its
+# TESTING says), where stock's nodes must log walscale's warning of observe
+# mode instead.
 #
 # Environment (each overrides what the mode chooses):
 #   WALSCALE_SUITES             of: regress isolation recovery waltools robustness memcheck valgrind execbackend
 #   WALSCALE_SUITE_CONFIGS      configurations for regress and isolation
 #   WALSCALE_RECOVERY_CONFIGS   configurations for src/test/recovery
 #   WALSCALE_RECOVERY_TESTS     its test files (PROVE_TESTS), or "all"
-#   WALSCALE_WALTOOLS_RUNS      CONFIG=TOOLS ...: the tools (comma-separated,
-#                               or all) at each configuration
+#   WALSCALE_WALTOOLS_RUNS      CONFIG=TOOLS ...: the tools at each
+#                               configuration, comma-separated: of all (the
+#                               nine), the nine, pg_upgrade-from-stock,
+#                               pg_upgrade-to-stock
 #   PROVE_JOBS                  parallel prove jobs for src/test/recovery and
 #                               the WAL tools (1)
 #   WALSCALE_MEMCHECK_CONFIGS, WALSCALE_EXECBACKEND_CONFIGS   the same for those
@@ -92,17 +100,18 @@ case "$mode" in
 ci)
 	suites="regress isolation recovery waltools execbackend"
 	suite_configs="1/3/1 1024/0/1024 1/0/1024 1024/3/1" recovery_configs=1024/3/1
-	# every tool at 1024 locks; at 1 lock those that take a minute in all
-	waltools_runs="1024/3/1=all 1/3/1=pg_waldump,pg_walsummary,pg_resetwal,test_decoding,pg_walinspect"
+	# every tool at 1024 locks, and a stock 18 cluster upgraded to the
+	# patched server; at 1 lock those that take a minute in all
+	waltools_runs="1024/3/1=all,pg_upgrade-from-stock 1/3/1=pg_waldump,pg_walsummary,pg_resetwal,test_decoding,pg_walinspect"
 	# what EXEC_BACKEND changes: the core's interface, start-up, fast-path
 	# sizing, the mixed servers
 	execbackend_tests="t/001_insert_locks.pl t/003_bad_values.pl t/005_fastpath.pl t/014_core_interface_misuse.pl t/015_mixed_servers.pl t/022_exec_backend.pl"
-	expected="35 minutes (1510 s measured on 2 cores under a load of 10 to 17, then the WAL tools' suites, about 9 minutes)"
+	expected="35 minutes (1510 s measured on 2 cores under a load of 10 to 17, then the WAL tools' suites, about 10 minutes)"
 	;;
 full)
 	suites="regress isolation recovery waltools robustness memcheck valgrind execbackend"
 	suite_configs=$all_configs recovery_configs="1/3/1 1024/0/1024 1024/3/1"
-	waltools_runs="1024/3/1=all 1/3/1=all"
+	waltools_runs="1024/3/1=all,pg_upgrade-from-stock,pg_upgrade-to-stock 1/3/1=all"
 	expected="about an hour on 2 idle cores, plus the instrumented builds once"
 	;;
 memcheck | valgrind | robustness | execbackend)
@@ -202,8 +211,8 @@ finish() {
 	sed 's/^[^\t]*\t/  /' "$results"
 	rm -f "$results"
 	[ "$mode" != ci ] || echo "test-postgres: not in CI (make test-postgres SUITES_MODE=full): regress and isolation at the other
-  four combinations, src/test/recovery at two more, four WAL tools at 1/3/1, the long robustness runs,
-  ASan/UBSan and valgrind"
+  four combinations, src/test/recovery at two more, four WAL tools at 1/3/1, pg_upgrade back to
+  stock 18, the long robustness runs, ASan/UBSan and valgrind"
 	if [ "$failures" = 0 ]; then
 		echo "test-postgres: all $total checks passed"
 		exit 0
@@ -388,14 +397,22 @@ run_suites() {
 # memory, before "starting PostgreSQL" and again after "reinitializing"; a
 # promotion is no new start, and starts that failed are not judged (with
 # log_error_verbosity = verbose, each line has its SQLSTATE).  Prints
-# "LOGS STARTS", then the logs that fail, one a line.
+# "LOGS STARTS", then the logs that fail, one a line.  $2: patterns of the
+# logs of nodes of the stock server, where walscale's line is its warning
+# of observe mode.
 check_node_logs() {
-	local f ready missing logs=0 starts=0
+	local f p ready missing logs=0 starts=0 stock
 	local -a bad=()
 	for f in "$1"/*.log; do
 		case ${f##*/} in regress_log_* | "*.log") continue ;; esac
-		read -r ready missing < <(awk '
-			/LOG:  (00000: )?walscale: / { pending = 1; current = 1 }
+		stock=0
+		for p in ${2:-}; do
+			# shellcheck disable=SC2254 # a pattern
+			case ${f##*/} in $p) stock=1 ;; esac
+		done
+		read -r ready missing < <(awk -v stock="$stock" '
+			(!stock && /LOG:  (00000: )?walscale: /) ||
+			(stock && /WARNING:  (0A000: )?walscale is in observe mode/) { pending = 1; current = 1 }
 			/LOG:  (00000: )?starting PostgreSQL/ { current = pending; pending = 0 }
 			/all server processes terminated; reinitializing/ { current = 0; pending = 0 }
 			/database system is ready to accept/ { ready++; if (!current) missing++ }
@@ -445,14 +462,14 @@ run_recovery() {
 }
 
 # The check "$1" at "$2": walscale was loaded at every start of every node
-# whose log is in $3.
+# whose log is in $3; $4: check_node_logs' pattern of stock nodes.
 record_node_logs() {
 	local logs starts
 	local -a bad
 	{
 		read -r logs starts || true
 		mapfile -t bad
-	} < <(check_node_logs "$3")
+	} < <(check_node_logs "$3" "${4:-}")
 	if [ "${logs:-0}" = 0 ]; then
 		record "$1" "$2" FAIL "no node log shows a start" 0
 	elif [ ${#bad[@]} = 0 ]; then
@@ -471,6 +488,8 @@ record_node_logs() {
 # flavor, each from a copy of its directory.
 # ---------------------------------------------------------------------------
 waltools_all="pg_basebackup pg_rewind pg_waldump pg_walsummary pg_combinebackup pg_resetwal pg_upgrade test_decoding pg_walinspect"
+# pg_upgrade's 002 from the stock server to the patched one and back
+waltools_cross="pg_upgrade-from-stock pg_upgrade-to-stock"
 
 # The test flavor, with walscale and the contrib modules the suites load.
 use_test_flavor() {
@@ -512,12 +531,15 @@ walscale_loaded_tests() {
 # One tool's suites at configuration $2; $3: 1 to add 000_walscale_settings.pl
 # to its t/.
 run_waltool() {
-	local tool=$1 cfg=$2 settings=$3 sub d
+	local tool=$1 cfg=$2 settings=$3 sub d stock_logs=
+	local -a cross=()
 	case $tool in
 	test_decoding | pg_walinspect) sub=contrib/$tool ;;
+	pg_upgrade-*-stock) sub=src/bin/pg_upgrade ;;
 	*) sub=src/bin/$tool ;;
 	esac
-	d=$dir/$sub
+	d=$dir/src/bin/$tool
+	[ "${sub%%/*}" = src ] || d=$dir/$sub
 	mkdir -p "$d"
 	if [ "${sub%%/*}" = contrib ]; then
 		# their Makefile, with walscale's test first and the installed
@@ -542,18 +564,50 @@ run_waltool() {
 		set -- -f "$build/$sub/Makefile" installcheck \
 			top_builddir="$(realpath --relative-to="$d" "$build")"
 	fi
+	# across servers, 002 (006, the other file that takes an old server,
+	# moves tablespaces, which pg_upgrade refuses within one catalog
+	# version): the old cluster of the one, loaded from a dump of stock's
+	# regression database (its oldinstall and olddump), upgraded by the
+	# other's pg_upgrade, which PATH gives (bindir)
+	case $tool in
+	pg_upgrade-from-stock)
+		settings=0 stock_logs='*_old_node.log'
+		cross=(oldinstall="$PG_STOCK" olddump="$olddump")
+		set -- "$@" PROVE_TESTS=t/002_pg_upgrade.pl
+		;;
+	pg_upgrade-to-stock)
+		settings=0 stock_logs='*_new_node.log'
+		cross=(oldinstall="$PG_TESTED" olddump="$olddump")
+		set -- "$@" PROVE_TESTS=t/002_pg_upgrade.pl bindir="$PG_STOCK/bin" \
+			REGRESS_SHLIB="$PG_STOCK/build/src/test/regress/regress.so"
+		;;
+	esac
 	[ "$settings" = 0 ] || [ ! -d "$d/t" ] || cp "$repo/scripts/perl/000_walscale_settings.pl" "$d/t/"
 	[ "$(id -u)" = 0 ] && chown -R "$run_user" "$dir"
-	check "$tool" "$cfg" "$d/make.out" pg env TEMP_CONFIG="$dir/temp_config" WALSCALE_EXPECT="$cfg" \
+	check "$tool" "$cfg" "$d/make.out" pg env "${cross[@]}" TEMP_CONFIG="$dir/temp_config" WALSCALE_EXPECT="$cfg" \
 		PG_TEST_PORT_DIR="$dir/portlock" PG_TEST_EXTRA= PERL5OPT=-MWalscalePreload \
 		PERL5LIB="$dir/perl:$build/src/test/perl" \
 		make --no-print-directory -C "$d" "$@" NO_GENERATED_HEADERS=1 \
 		PROVE_FLAGS="--timer -j ${PROVE_JOBS:-1}"
 	# pg_regress' instances are gone: walscale_loaded above was their check
-	[ ! -d "$d/t" ] || record_node_logs "$tool nodes" "$cfg" "$d/tmp_check/log"
+	[ ! -d "$d/t" ] || record_node_logs "$tool nodes" "$cfg" "$d/tmp_check/log" "$stock_logs"
 }
 
-# The tools $2 (comma-separated, or "all") at configuration $1.
+# pg_upgrade's dump of the old version's regression database (its TESTING),
+# the stock server's: sets olddump.
+waltools_olddump() {
+	local bin=$PG_STOCK/bin build=$PG_STOCK/build dir port
+	dir=$(scratch_dir waltools-olddump)
+	start_cluster </dev/null
+	say "src/test/regress on the stock server, for pg_upgrade's dump: about a minute"
+	check "regress for dump" stock "$dir/regress.out" pg make --no-print-directory \
+		-C "$build/src/test/regress" installcheck-parallel EXTRA_REGRESS_OPTS="--outputdir=$dir/regress"
+	pg "$bin/pg_dumpall" -f "$dir/olddump.sql"
+	pg "$bin/pg_ctl" -D "$dir/data" -m fast -w -t 300 stop >/dev/null
+	olddump=$dir/olddump.sql
+}
+
+# The tools $2 (comma-separated; "all" for $waltools_all) at configuration $1.
 run_waltools() {
 	local cfg=$1 tools=${2//,/ } tool settings=1
 	use_test_flavor
@@ -561,18 +615,20 @@ run_waltools() {
 	# flavor's build has not made them yet
 	make -s -C "$build/src/test/isolation" all >/dev/null
 	make -s -C "$build/src/test/regress" all >/dev/null
-	[ "$tools" != all ] || tools=$waltools_all
+	tools=" $tools "
+	tools=${tools/ all / $waltools_all }
 	dir=$(scratch_dir "waltools-${cfg//\//-}")
 	# the tree's layout: pg_upgrade's 002 runs ../../../src/test/regress
 	mkdir -p "$dir/perl" "$dir/src/test"
 	ln -s "$build/src/test/regress" "$dir/src/test/regress"
 	cp "$repo/scripts/perl/WalscalePreload.pm" "$dir/perl/"
 	config_lines "$cfg" >"$dir/temp_config"
-	say "WAL tools at $cfg: $tools"
+	say "WAL tools at $cfg:${tools% }"
+	case " $tools " in *-stock" "*) waltools_olddump ;; esac
 	for tool in $tools; do
-		case " $waltools_all " in
+		case " $waltools_all $waltools_cross " in
 		*" $tool "*) ;;
-		*) record "$tool" "$cfg" FAIL "not one of: $waltools_all" 0; continue ;;
+		*) record "$tool" "$cfg" FAIL "not one of: $waltools_all $waltools_cross" 0; continue ;;
 		esac
 		# the settings test once per configuration, in the first TAP suite
 		run_waltool "$tool" "$cfg" "$settings"
