@@ -17,7 +17,8 @@
 #   full        (default) regress and isolation at all eight combinations
 #               of {1,1024} x {0,3} x {1,1024}; src/test/recovery at 1/3/1,
 #               1024/0/1024 and 1024/3/1; every WAL tool at 1024/3/1, with
-#               the upgrades from stock 18 and back to it, and at 1/3/1;
+#               the upgrades from stock 18 and back to it and from stock 17
+#               (built once, cached), and at 1/3/1;
 #               robustness, memcheck, valgrind, and execbackend with all of
 #               walscale's TAP files.
 #   memcheck    regress and isolation at 1024/3/1024 and 1/3/1, and
@@ -67,9 +68,10 @@
 # logs it removes when they pass, first run walscale_loaded: walscale_settings
 # there is the configuration's.  pg_upgrade-from-stock and pg_upgrade-to-stock
 # run pg_upgrade's 002 across the stock 18 server and the patched one, either
-# way (its oldinstall; its olddump from src/test/regress run on stock, as its
-# TESTING says), where stock's nodes must log walscale's warning of observe
-# mode instead.
+# way, pg_upgrade-from-stock17 from stock 17 to the patched 18 (its
+# oldinstall; its olddump from src/test/regress run on the stock server, as
+# its TESTING says), where stock's nodes must log walscale's warning of
+# observe mode instead.
 #
 # Environment (each overrides what the mode chooses):
 #   WALSCALE_SUITES             of: regress isolation recovery waltools robustness memcheck valgrind execbackend
@@ -79,7 +81,7 @@
 #   WALSCALE_WALTOOLS_RUNS      CONFIG=TOOLS ...: the tools at each
 #                               configuration, comma-separated: of all (the
 #                               nine), the nine, pg_upgrade-from-stock,
-#                               pg_upgrade-to-stock
+#                               pg_upgrade-to-stock, pg_upgrade-from-stock17
 #   PROVE_JOBS                  parallel prove jobs for src/test/recovery and
 #                               the WAL tools (1)
 #   WALSCALE_MEMCHECK_CONFIGS, WALSCALE_EXECBACKEND_CONFIGS   the same for those
@@ -111,7 +113,7 @@ ci)
 full)
 	suites="regress isolation recovery waltools robustness memcheck valgrind execbackend"
 	suite_configs=$all_configs recovery_configs="1/3/1 1024/0/1024 1024/3/1"
-	waltools_runs="1024/3/1=all,pg_upgrade-from-stock,pg_upgrade-to-stock 1/3/1=all"
+	waltools_runs="1024/3/1=all,pg_upgrade-from-stock,pg_upgrade-to-stock,pg_upgrade-from-stock17 1/3/1=all"
 	expected="about an hour on 2 idle cores, plus the instrumented builds once"
 	;;
 memcheck | valgrind | robustness | execbackend)
@@ -212,7 +214,7 @@ finish() {
 	rm -f "$results"
 	[ "$mode" != ci ] || echo "test-postgres: not in CI (make test-postgres SUITES_MODE=full): regress and isolation at the other
   four combinations, src/test/recovery at two more, four WAL tools at 1/3/1, pg_upgrade back to
-  stock 18, the long robustness runs, ASan/UBSan and valgrind"
+  stock 18 and from stock 17, the long robustness runs, ASan/UBSan and valgrind"
 	if [ "$failures" = 0 ]; then
 		echo "test-postgres: all $total checks passed"
 		exit 0
@@ -488,8 +490,9 @@ record_node_logs() {
 # flavor, each from a copy of its directory.
 # ---------------------------------------------------------------------------
 waltools_all="pg_basebackup pg_rewind pg_waldump pg_walsummary pg_combinebackup pg_resetwal pg_upgrade test_decoding pg_walinspect"
-# pg_upgrade's 002 from the stock server to the patched one and back
-waltools_cross="pg_upgrade-from-stock pg_upgrade-to-stock"
+# pg_upgrade's 002 from the stock server to the patched one and back, and
+# from stock 17
+waltools_cross="pg_upgrade-from-stock pg_upgrade-to-stock pg_upgrade-from-stock17"
 
 # The test flavor, with walscale and the contrib modules the suites load.
 use_test_flavor() {
@@ -535,7 +538,7 @@ run_waltool() {
 	local -a cross=()
 	case $tool in
 	test_decoding | pg_walinspect) sub=contrib/$tool ;;
-	pg_upgrade-*-stock) sub=src/bin/pg_upgrade ;;
+	pg_upgrade-*-stock*) sub=src/bin/pg_upgrade ;;
 	*) sub=src/bin/$tool ;;
 	esac
 	d=$dir/src/bin/$tool
@@ -575,6 +578,11 @@ run_waltool() {
 		cross=(oldinstall="$PG_STOCK" olddump="$olddump")
 		set -- "$@" PROVE_TESTS=t/002_pg_upgrade.pl
 		;;
+	pg_upgrade-from-stock17)
+		settings=0 stock_logs='*_old_node.log'
+		cross=(oldinstall="$PG_STOCK17" olddump="$olddump17")
+		set -- "$@" PROVE_TESTS=t/002_pg_upgrade.pl
+		;;
 	pg_upgrade-to-stock)
 		settings=0 stock_logs='*_new_node.log'
 		cross=(oldinstall="$PG_TESTED" olddump="$olddump")
@@ -593,18 +601,29 @@ run_waltool() {
 	[ ! -d "$d/t" ] || record_node_logs "$tool nodes" "$cfg" "$d/tmp_check/log" "$stock_logs"
 }
 
-# pg_upgrade's dump of the old version's regression database (its TESTING),
-# the stock server's: sets olddump.
+# pg_upgrade's dump of the old version's regression database (its TESTING):
+# the stock server $1's src/test/regress, in its build tree, then its
+# pg_dumpall; prints the dump's path.
 waltools_olddump() {
-	local bin=$PG_STOCK/bin build=$PG_STOCK/build dir port
-	dir=$(scratch_dir waltools-olddump)
+	local bin=$1/bin build=$1/build dir port name
+	name=stock$("$bin/pg_config" --version | sed -n 's/^PostgreSQL \([0-9]*\).*/\1/p')
+	dir=$(scratch_dir "waltools-olddump-$name")
 	start_cluster </dev/null
-	say "src/test/regress on the stock server, for pg_upgrade's dump: about a minute"
-	check "regress for dump" stock "$dir/regress.out" pg make --no-print-directory \
-		-C "$build/src/test/regress" installcheck-parallel EXTRA_REGRESS_OPTS="--outputdir=$dir/regress"
-	pg "$bin/pg_dumpall" -f "$dir/olddump.sql"
-	pg "$bin/pg_ctl" -D "$dir/data" -m fast -w -t 300 stop >/dev/null
-	olddump=$dir/olddump.sql
+	say "src/test/regress on $name, for pg_upgrade's dump: about a minute" >&2
+	check "regress for dump" "$name" "$dir/regress.out" pg make --no-print-directory \
+		-C "$build/src/test/regress" installcheck-parallel EXTRA_REGRESS_OPTS="--outputdir=$dir/regress" >&2 ||
+		return 1
+	pg "$bin/pg_dumpall" -f "$dir/olddump.sql" || return 1
+	pg "$bin/pg_ctl" -D "$dir/data" -m fast -w -t 300 stop >/dev/null || return 1
+	echo "$dir/olddump.sql"
+}
+
+# The stock 17 server (built once, cached) with walscale: sets PG_STOCK17.
+use_stock17() {
+	say "the stock PostgreSQL 17 build: about 5 minutes on 2 idle cores when it is not cached"
+	PG_MAJOR=17 "$repo/scripts/build-postgres.sh" --stock >&2
+	PG_STOCK17=$(readlink -f "$repo/.pg/stock-pg17")
+	install_extension_into "$PG_STOCK17"
 }
 
 # The tools $2 (comma-separated; "all" for $waltools_all) at configuration $1.
@@ -624,7 +643,12 @@ run_waltools() {
 	cp "$repo/scripts/perl/WalscalePreload.pm" "$dir/perl/"
 	config_lines "$cfg" >"$dir/temp_config"
 	say "WAL tools at $cfg:${tools% }"
-	case " $tools " in *-stock" "*) waltools_olddump ;; esac
+	case $tools in *" pg_upgrade-from-stock "* | *" pg_upgrade-to-stock "*) olddump=$(waltools_olddump "$PG_STOCK") ;; esac
+	case $tools in *" pg_upgrade-from-stock17 "*)
+		use_stock17
+		olddump17=$(waltools_olddump "$PG_STOCK17")
+		;;
+	esac
 	for tool in $tools; do
 		case " $waltools_all $waltools_cross " in
 		*" $tool "*) ;;
