@@ -628,7 +628,7 @@ use_stock17() {
 
 # The tools $2 (comma-separated; "all" for $waltools_all) at configuration $1.
 run_waltools() {
-	local cfg=$1 tools=${2//,/ } tool settings=1
+	local cfg=$1 tools=${2//,/ } tool settings=1 olddump='' olddump17=''
 	use_test_flavor
 	# isolationtester and regress.so (pg_upgrade's pg_regress run), when the
 	# flavor's build has not made them yet
