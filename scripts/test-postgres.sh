@@ -9,12 +9,18 @@
 #
 #   ci          run by make test: regress and isolation at 1/3/1,
 #               1024/0/1024, 1/0/1024 and 1024/3/1 (every pair of values of
-#               any two settings), src/test/recovery at 1024/3/1, and
-#               execbackend with six of walscale's TAP files.
+#               any two settings), src/test/recovery at 1024/3/1, the WAL
+#               tools at 1024/3/1 with the upgrade from stock 18 and five of
+#               them (pg_waldump, pg_walsummary, pg_resetwal, test_decoding,
+#               pg_walinspect) at 1/3/1, and execbackend with six of
+#               walscale's TAP files.
 #   full        (default) regress and isolation at all eight combinations
 #               of {1,1024} x {0,3} x {1,1024}; src/test/recovery at 1/3/1,
-#               1024/0/1024 and 1024/3/1; robustness, memcheck, valgrind,
-#               and execbackend with all of walscale's TAP files.
+#               1024/0/1024 and 1024/3/1; every WAL tool at 1024/3/1, with
+#               the upgrades from stock 18 and back to it and from stock 17
+#               (built once, cached), and at 1/3/1;
+#               robustness, memcheck, valgrind, and execbackend with all of
+#               walscale's TAP files.
 #   memcheck    regress and isolation at 1024/3/1024 and 1/3/1, and
 #               walscale's pg_regress suite, on the patched server and
 #               walscale built with assertions and ASan/UBSan (built once,
@@ -49,12 +55,35 @@
 # (scripts/perl/WalscalePreload.pm), and every start of every node must log
 # walscale's line.
 #
+# waltools, on the same flavor and the same way: the TAP suites of src/bin's
+# pg_basebackup, pg_rewind, pg_waldump, pg_walsummary, pg_combinebackup,
+# pg_resetwal and pg_upgrade (make installcheck from a copy of their t/;
+# pg_upgrade's upgrades the patched server to itself, as its make check
+# does), and contrib's test_decoding and pg_walinspect through their make
+# check, whose pg_regress instances take their own --temp-config and
+# TEMP_CONFIG, with the installed server as the temporary installation
+# (then test_decoding's isolation and TAP tests).  The first TAP suite at a
+# configuration runs 000_walscale_settings.pl, the nodes of every TAP suite
+# must log walscale's line at every start, and pg_regress' instances, whose
+# logs it removes when they pass, first run walscale_loaded: walscale_settings
+# there is the configuration's.  pg_upgrade-from-stock and pg_upgrade-to-stock
+# run pg_upgrade's 002 across the stock 18 server and the patched one, either
+# way, pg_upgrade-from-stock17 from stock 17 to the patched 18 (its
+# oldinstall; its olddump from src/test/regress run on the stock server, as
+# its TESTING says), where stock's nodes must log walscale's warning of
+# observe mode instead.
+#
 # Environment (each overrides what the mode chooses):
-#   WALSCALE_SUITES             of: regress isolation recovery robustness memcheck valgrind execbackend
+#   WALSCALE_SUITES             of: regress isolation recovery waltools robustness memcheck valgrind execbackend
 #   WALSCALE_SUITE_CONFIGS      configurations for regress and isolation
 #   WALSCALE_RECOVERY_CONFIGS   configurations for src/test/recovery
 #   WALSCALE_RECOVERY_TESTS     its test files (PROVE_TESTS), or "all"
-#   PROVE_JOBS                  parallel prove jobs for src/test/recovery (1)
+#   WALSCALE_WALTOOLS_RUNS      CONFIG=TOOLS ...: the tools at each
+#                               configuration, comma-separated: of all (the
+#                               nine), the nine, pg_upgrade-from-stock,
+#                               pg_upgrade-to-stock, pg_upgrade-from-stock17
+#   PROVE_JOBS                  parallel prove jobs for src/test/recovery and
+#                               the WAL tools (1)
 #   WALSCALE_MEMCHECK_CONFIGS, WALSCALE_EXECBACKEND_CONFIGS   the same for those
 #   WALSCALE_EXECBACKEND_TESTS  walscale's TAP files on the EXEC_BACKEND build
 #   WALSCALE_SIDE_RESIZE        0: no side loop; WALSCALE_SIDE_RESIZE_VALUES,
@@ -71,16 +100,20 @@ mode=${1:-full}
 all_configs="1/0/1 1/0/1024 1/3/1 1/3/1024 1024/0/1 1024/0/1024 1024/3/1 1024/3/1024"
 case "$mode" in
 ci)
-	suites="regress isolation recovery execbackend"
+	suites="regress isolation recovery waltools execbackend"
 	suite_configs="1/3/1 1024/0/1024 1/0/1024 1024/3/1" recovery_configs=1024/3/1
+	# every tool at 1024 locks, and a stock 18 cluster upgraded to the
+	# patched server; at 1 lock those that take a minute in all
+	waltools_runs="1024/3/1=all,pg_upgrade-from-stock 1/3/1=pg_waldump,pg_walsummary,pg_resetwal,test_decoding,pg_walinspect"
 	# what EXEC_BACKEND changes: the core's interface, start-up, fast-path
 	# sizing, the mixed servers
 	execbackend_tests="t/001_insert_locks.pl t/003_bad_values.pl t/005_fastpath.pl t/014_core_interface_misuse.pl t/015_mixed_servers.pl t/022_exec_backend.pl"
-	expected="25 minutes (1510 s measured on 2 cores under a load of 10 to 17)"
+	expected="35 minutes (1510 s measured on 2 cores under a load of 10 to 17, then the WAL tools' suites, about 10 minutes)"
 	;;
 full)
-	suites="regress isolation recovery robustness memcheck valgrind execbackend"
+	suites="regress isolation recovery waltools robustness memcheck valgrind execbackend"
 	suite_configs=$all_configs recovery_configs="1/3/1 1024/0/1024 1024/3/1"
+	waltools_runs="1024/3/1=all,pg_upgrade-from-stock,pg_upgrade-to-stock,pg_upgrade-from-stock17 1/3/1=all"
 	expected="about an hour on 2 idle cores, plus the instrumented builds once"
 	;;
 memcheck | valgrind | robustness | execbackend)
@@ -91,6 +124,7 @@ suites=${WALSCALE_SUITES:-$suites}
 suite_configs=${WALSCALE_SUITE_CONFIGS:-${suite_configs:-}}
 recovery_configs=${WALSCALE_RECOVERY_CONFIGS:-${recovery_configs:-}}
 recovery_tests=${WALSCALE_RECOVERY_TESTS:-all}
+waltools_runs=${WALSCALE_WALTOOLS_RUNS:-${waltools_runs:-}}
 execbackend_tests=${WALSCALE_EXECBACKEND_TESTS:-${execbackend_tests:-all}}
 side_resize=${WALSCALE_SIDE_RESIZE:-1}
 side_resize_values=${WALSCALE_SIDE_RESIZE_VALUES:-1 3 8 64 1024}
@@ -113,6 +147,9 @@ counts() {
 	local total
 	total=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$1" | tail -n 1)
 	if grep -q '^Files=' "$1"; then
+		# pg_regress' runs before prove's (contrib's check)
+		grep -q '^# +++ [a-z]* check in ' "$1" &&
+			printf '%s pg_regress tests, ' "$(($(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$1" | paste -sd+)))"
 		echo "$(sed -n 's/^Files=\([0-9]*\), Tests=\([0-9]*\),.*/\1 files, \2 tests/p' "$1"), $(grep -c ' skipped: ' "$1" || true) skipped"
 	elif grep -q 'relations (100%)' "$1"; then
 		echo "$(tr '\r' '\n' <"$1" | sed -n 's|^ *\([0-9]*\)/\1 relations.*|\1|p' | tail -n 1) relations checked"
@@ -176,7 +213,8 @@ finish() {
 	sed 's/^[^\t]*\t/  /' "$results"
 	rm -f "$results"
 	[ "$mode" != ci ] || echo "test-postgres: not in CI (make test-postgres SUITES_MODE=full): regress and isolation at the other
-  four combinations, src/test/recovery at two more, the long robustness runs, ASan/UBSan and valgrind"
+  four combinations, src/test/recovery at two more, four WAL tools at 1/3/1, pg_upgrade back to
+  stock 18 and from stock 17, the long robustness runs, ASan/UBSan and valgrind"
 	if [ "$failures" = 0 ]; then
 		echo "test-postgres: all $total checks passed"
 		exit 0
@@ -359,16 +397,25 @@ run_suites() {
 # Every start of a node that reached "ready to accept connections" loaded
 # walscale: its postmaster logs "LOG:  walscale: " when it initialises shared
 # memory, before "starting PostgreSQL" and again after "reinitializing"; a
-# promotion is no new start, and starts that failed are not judged.  Prints
-# "LOGS STARTS", then the logs that fail, one a line.
+# promotion is no new start, and starts that failed are not judged (with
+# log_error_verbosity = verbose, each line has its SQLSTATE).  Prints
+# "LOGS STARTS", then the logs that fail, one a line.  $2: patterns of the
+# logs of nodes of the stock server, where walscale's line is its warning
+# of observe mode.
 check_node_logs() {
-	local f ready missing logs=0 starts=0
+	local f p ready missing logs=0 starts=0 stock
 	local -a bad=()
 	for f in "$1"/*.log; do
 		case ${f##*/} in regress_log_* | "*.log") continue ;; esac
-		read -r ready missing < <(awk '
-			/LOG:  walscale: / { pending = 1; current = 1 }
-			/LOG:  starting PostgreSQL/ { current = pending; pending = 0 }
+		stock=0
+		for p in ${2:-}; do
+			# shellcheck disable=SC2254 # a pattern
+			case ${f##*/} in $p) stock=1 ;; esac
+		done
+		read -r ready missing < <(awk -v stock="$stock" '
+			(!stock && /LOG:  (00000: )?walscale: /) ||
+			(stock && /WARNING:  (0A000: )?walscale is in observe mode/) { pending = 1; current = 1 }
+			/LOG:  (00000: )?starting PostgreSQL/ { current = pending; pending = 0 }
 			/all server processes terminated; reinitializing/ { current = 0; pending = 0 }
 			/database system is ready to accept/ { ready++; if (!current) missing++ }
 			END { print ready + 0, missing + 0 }' "$f")
@@ -381,8 +428,7 @@ check_node_logs() {
 }
 
 run_recovery() {
-	local cfg=$1 tests t logs starts m
-	local -a bad
+	local cfg=$1 tests t m
 	# on the test flavor, so that its tests of injection points run
 	ensure_injection_server >/dev/null
 	install_extension_into "$PG_TESTED"
@@ -414,19 +460,204 @@ run_recovery() {
 		top_builddir="$(realpath --relative-to="$dir/recovery" "$build")" NO_GENERATED_HEADERS=1 \
 		PROVE_TESTS="$tests" PROVE_FLAGS="--timer -j ${PROVE_JOBS:-1}"
 
-	# walscale was loaded at every start of every node
+	record_node_logs "walscale on every node" "$cfg" "$dir/recovery/tmp_check/log"
+}
+
+# The check "$1" at "$2": walscale was loaded at every start of every node
+# whose log is in $3; $4: check_node_logs' pattern of stock nodes.
+record_node_logs() {
+	local logs starts
+	local -a bad
 	{
 		read -r logs starts || true
 		mapfile -t bad
-	} < <(check_node_logs "$dir/recovery/tmp_check/log")
+	} < <(check_node_logs "$3" "${4:-}")
 	if [ "${logs:-0}" = 0 ]; then
-		record "walscale on every node" "$cfg" FAIL "no node log shows a start" 0
+		record "$1" "$2" FAIL "no node log shows a start" 0
 	elif [ ${#bad[@]} = 0 ]; then
-		record "walscale on every node" "$cfg" ok "$logs node logs, $starts starts" 0
+		record "$1" "$2" ok "$logs node logs, $starts starts" 0
 	else
 		printf '    without walscale: %s\n' "${bad[@]}"
-		record "walscale on every node" "$cfg" FAIL "${#bad[@]} node logs without walscale's line" 0
+		record "$1" "$2" FAIL "${#bad[@]} node logs without walscale's line" 0
 	fi
+}
+
+# ---------------------------------------------------------------------------
+# The WAL tools: the TAP suites of src/bin's tools (their installcheck, as
+# src/test/recovery's) and contrib's test_decoding and pg_walinspect (their
+# check: pg_regress' temporary instances with their own --temp-config and
+# TEMP_CONFIG, then test_decoding's isolation and TAP tests), on the test
+# flavor, each from a copy of its directory.
+# ---------------------------------------------------------------------------
+waltools_all="pg_basebackup pg_rewind pg_waldump pg_walsummary pg_combinebackup pg_resetwal pg_upgrade test_decoding pg_walinspect"
+# pg_upgrade's 002 from the stock server to the patched one and back, and
+# from stock 17
+waltools_cross="pg_upgrade-from-stock pg_upgrade-to-stock pg_upgrade-from-stock17"
+
+# The test flavor, with walscale and the contrib modules the suites load.
+use_test_flavor() {
+	local m
+	ensure_injection_server >/dev/null
+	install_extension_into "$PG_TESTED"
+	bin=$PG_TESTED/bin build=$PG_TESTED/build
+	for m in test_decoding pg_stat_statements pg_prewarm pg_walinspect pg_visibility; do
+		[ -f "$("$bin/pg_config" --pkglibdir)/$m.so" ] || make -s -C "$build/contrib/$m" install >/dev/null
+	done
+}
+
+# The first test of a contrib module's pg_regress and isolation runs, in
+# their temporary instances (which pg_regress removes with their logs when
+# the run passes): walscale is loaded there with TEMP_CONFIG's settings.
+walscale_loaded_tests() {
+	local d=$1 cfg=$2 q
+	q="SELECT insert_locks || '/' || insert_lock_attempts || '/' ||
+	CASE WHEN current_setting('server_version_num')::int >= 180000
+		THEN fastpath_groups::text
+		WHEN fastpath_groups IS NULL
+		THEN current_setting('walscale.fastpath_groups') END = '$cfg' AS walscale_settings
+	FROM walscale_settings;"
+	mkdir -p "$d/sql" "$d/expected"
+	printf '%s\n' "-- scripts/test-postgres.sh: walscale is preloaded, at TEMP_CONFIG's settings" \
+		"CREATE EXTENSION walscale;" "$q" "DROP EXTENSION walscale;" >"$d/sql/walscale_loaded.sql"
+	printf '%s\n' "-- scripts/test-postgres.sh: walscale is preloaded, at TEMP_CONFIG's settings" \
+		"CREATE EXTENSION walscale;" "$q" " walscale_settings " "-------------------" " t" "(1 row)" "" \
+		"DROP EXTENSION walscale;" >"$d/expected/walscale_loaded.out"
+	[ -d "$d/specs" ] || return 0
+	printf '%s\n' "# scripts/test-postgres.sh: walscale is preloaded, at TEMP_CONFIG's settings" \
+		"setup { CREATE EXTENSION walscale; }" "teardown { DROP EXTENSION walscale; }" "session s1" \
+		"step s1_settings { $q }" >"$d/specs/walscale_loaded_iso.spec"
+	printf '%s\n' "Parsed test spec with 1 sessions" "" "starting permutation: s1_settings" \
+		"step s1_settings: $q" "walscale_settings" "-----------------" "t                " "(1 row)" "" \
+		>"$d/expected/walscale_loaded_iso.out"
+}
+
+# One tool's suites at configuration $2; $3: 1 to add 000_walscale_settings.pl
+# to its t/.
+run_waltool() {
+	local tool=$1 cfg=$2 settings=$3 sub d stock_logs=
+	local -a cross=()
+	case $tool in
+	test_decoding | pg_walinspect) sub=contrib/$tool ;;
+	pg_upgrade-*-stock*) sub=src/bin/pg_upgrade ;;
+	*) sub=src/bin/$tool ;;
+	esac
+	d=$dir/src/bin/$tool
+	[ "${sub%%/*}" = src ] || d=$dir/$sub
+	mkdir -p "$d"
+	if [ "${sub%%/*}" = contrib ]; then
+		# their Makefile, with walscale's test first and the installed
+		# server as the temporary installation; top_builddir set in the
+		# file, not passed down to the sub-makes of pg_regress and
+		# isolationtester in the build tree
+		cp -a "$build/$sub/." "$d/"
+		walscale_loaded_tests "$d" "$cfg"
+		cat >"$d/walscale.mk" <<-MK
+			override top_builddir := $(realpath --relative-to="$d" "$build")
+			override NO_TEMP_INSTALL := 1
+			include $build/$sub/Makefile
+			override with_temp_install = PATH="\$(bindir):\$\$PATH"
+			REGRESS := walscale_loaded \$(REGRESS)
+			ifdef ISOLATION
+			ISOLATION := walscale_loaded_iso \$(ISOLATION)
+			endif
+		MK
+		set -- -f "$d/walscale.mk" check
+	else
+		cp -a "$build/$sub/t" "$d/"
+		set -- -f "$build/$sub/Makefile" installcheck \
+			top_builddir="$(realpath --relative-to="$d" "$build")"
+	fi
+	# across servers, 002 (006, the other file that takes an old server,
+	# moves tablespaces, which pg_upgrade refuses within one catalog
+	# version): the old cluster of the one, loaded from a dump of stock's
+	# regression database (its oldinstall and olddump), upgraded by the
+	# other's pg_upgrade, which PATH gives (bindir)
+	case $tool in
+	pg_upgrade-from-stock)
+		settings=0 stock_logs='*_old_node.log'
+		cross=(oldinstall="$PG_STOCK" olddump="$olddump")
+		set -- "$@" PROVE_TESTS=t/002_pg_upgrade.pl
+		;;
+	pg_upgrade-from-stock17)
+		settings=0 stock_logs='*_old_node.log'
+		cross=(oldinstall="$PG_STOCK17" olddump="$olddump17")
+		set -- "$@" PROVE_TESTS=t/002_pg_upgrade.pl
+		;;
+	pg_upgrade-to-stock)
+		settings=0 stock_logs='*_new_node.log'
+		cross=(oldinstall="$PG_TESTED" olddump="$olddump")
+		set -- "$@" PROVE_TESTS=t/002_pg_upgrade.pl bindir="$PG_STOCK/bin" \
+			REGRESS_SHLIB="$PG_STOCK/build/src/test/regress/regress.so"
+		;;
+	esac
+	[ "$settings" = 0 ] || [ ! -d "$d/t" ] || cp "$repo/scripts/perl/000_walscale_settings.pl" "$d/t/"
+	[ "$(id -u)" = 0 ] && chown -R "$run_user" "$dir"
+	check "$tool" "$cfg" "$d/make.out" pg env "${cross[@]}" TEMP_CONFIG="$dir/temp_config" WALSCALE_EXPECT="$cfg" \
+		PG_TEST_PORT_DIR="$dir/portlock" PG_TEST_EXTRA= PERL5OPT=-MWalscalePreload \
+		PERL5LIB="$dir/perl:$build/src/test/perl" \
+		make --no-print-directory -C "$d" "$@" NO_GENERATED_HEADERS=1 \
+		PROVE_FLAGS="--timer -j ${PROVE_JOBS:-1}"
+	# pg_regress' instances are gone: walscale_loaded above was their check
+	[ ! -d "$d/t" ] || record_node_logs "$tool nodes" "$cfg" "$d/tmp_check/log" "$stock_logs"
+}
+
+# pg_upgrade's dump of the old version's regression database (its TESTING):
+# the stock server $1's src/test/regress, in its build tree, then its
+# pg_dumpall; prints the dump's path.
+waltools_olddump() {
+	local bin=$1/bin build=$1/build dir port name
+	name=stock$("$bin/pg_config" --version | sed -n 's/^PostgreSQL \([0-9]*\).*/\1/p')
+	dir=$(scratch_dir "waltools-olddump-$name")
+	start_cluster </dev/null
+	say "src/test/regress on $name, for pg_upgrade's dump: about a minute" >&2
+	check "regress for dump" "$name" "$dir/regress.out" pg make --no-print-directory \
+		-C "$build/src/test/regress" installcheck-parallel EXTRA_REGRESS_OPTS="--outputdir=$dir/regress" >&2 ||
+		return 1
+	pg "$bin/pg_dumpall" -f "$dir/olddump.sql" || return 1
+	pg "$bin/pg_ctl" -D "$dir/data" -m fast -w -t 300 stop >/dev/null || return 1
+	echo "$dir/olddump.sql"
+}
+
+# The stock 17 server (built once, cached) with walscale: sets PG_STOCK17.
+use_stock17() {
+	say "the stock PostgreSQL 17 build: about 5 minutes on 2 idle cores when it is not cached"
+	PG_MAJOR=17 "$repo/scripts/build-postgres.sh" --stock >&2
+	PG_STOCK17=$(readlink -f "$repo/.pg/stock-pg17")
+	install_extension_into "$PG_STOCK17"
+}
+
+# The tools $2 (comma-separated; "all" for $waltools_all) at configuration $1.
+run_waltools() {
+	local cfg=$1 tools=${2//,/ } tool settings=1 olddump='' olddump17=''
+	use_test_flavor
+	# isolationtester and regress.so (pg_upgrade's pg_regress run), when the
+	# flavor's build has not made them yet
+	make -s -C "$build/src/test/isolation" all >/dev/null
+	make -s -C "$build/src/test/regress" all >/dev/null
+	tools=" $tools "
+	tools=${tools/ all / $waltools_all }
+	dir=$(scratch_dir "waltools-${cfg//\//-}")
+	# the tree's layout: pg_upgrade's 002 runs ../../../src/test/regress
+	mkdir -p "$dir/perl" "$dir/src/test"
+	ln -s "$build/src/test/regress" "$dir/src/test/regress"
+	cp "$repo/scripts/perl/WalscalePreload.pm" "$dir/perl/"
+	config_lines "$cfg" >"$dir/temp_config"
+	say "WAL tools at $cfg:${tools% }"
+	case $tools in *" pg_upgrade-from-stock "* | *" pg_upgrade-to-stock "*) olddump=$(waltools_olddump "$PG_STOCK") ;; esac
+	case $tools in *" pg_upgrade-from-stock17 "*)
+		use_stock17
+		olddump17=$(waltools_olddump "$PG_STOCK17")
+		;;
+	esac
+	for tool in $tools; do
+		case " $waltools_all $waltools_cross " in
+		*" $tool "*) ;;
+		*) record "$tool" "$cfg" FAIL "not one of: $waltools_all $waltools_cross" 0; continue ;;
+		esac
+		# the settings test once per configuration, in the first TAP suite
+		run_waltool "$tool" "$cfg" "$settings"
+		[ "$tool" = pg_walinspect ] || settings=0
+	done
 }
 
 # ---------------------------------------------------------------------------
@@ -565,6 +796,9 @@ if has_suite regress || has_suite isolation; then
 fi
 if has_suite recovery; then
 	for cfg in $recovery_configs; do suite recovery "$cfg" run_recovery "$cfg"; done
+fi
+if has_suite waltools; then
+	for run in $waltools_runs; do suite "WAL tools" "${run%%=*}" run_waltools "${run%%=*}" "${run#*=}"; done
 fi
 if has_suite robustness; then suite "walscale t/1NN" long run_robustness; fi
 if has_suite memcheck; then

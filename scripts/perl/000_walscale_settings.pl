@@ -1,5 +1,6 @@
 # walscale: the settings of TEMP_CONFIG are in effect on the nodes of
-# src/test/recovery, into whose t/ scripts/test-postgres.sh copies this file
+# src/test/recovery and of the WAL tools' TAP suites, into whose t/
+# scripts/test-postgres.sh copies this file
 use strict;
 use warnings FATAL => 'all';
 use PostgreSQL::Test::Cluster;

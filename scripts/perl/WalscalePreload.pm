@@ -1,6 +1,6 @@
 # Loaded by scripts/test-postgres.sh into every TAP test of src/test/recovery
-# (PERL5OPT=-MWalscalePreload): keeps walscale in shared_preload_libraries
-# on every node, whatever a test writes there itself.
+# and of the WAL tools (PERL5OPT=-MWalscalePreload): keeps walscale in
+# shared_preload_libraries on every node, whatever a test writes there itself.
 #
 # TEMP_CONFIG's "shared_preload_libraries = 'walscale'" is replaced by any
 # later line that sets shared_preload_libraries (027_stream_regress.pl sets
