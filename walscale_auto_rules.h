@@ -105,6 +105,7 @@ typedef struct AutoRulesState
 	double		probe_away;
 	double		probe_back;
 	double		probe_share;	/* mean blocked share at probe_from */
+	double		probe_away_share;	/* and at probe_to */
 	double		probe_load;		/* the run's mean load when it began */
 	bool		last_probe_up;
 	bool		kept;			/* the last probe was kept, none since */

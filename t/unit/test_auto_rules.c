@@ -361,7 +361,9 @@ test_begin(void)
 	   state.phase == AUTO_PROBE_NONE && !state.kept &&
 	   state.last_probe_up &&
 	   state.up.length_s == 0 && state.up.left_s == 0 && !state.up.far &&
-	   state.down.length_s == 0 && state.down.left_s == 0 && !state.down.far,
+	   state.up.share_high < 0 &&
+	   state.down.length_s == 0 && state.down.left_s == 0 && !state.down.far &&
+	   state.down.share_low < 0,
 	   "begin forgets the run, the noise, the share, any probe and both holds, and has the halving probed first");
 }
 
@@ -498,8 +500,9 @@ test_keep_margins(void)
 			   "margins: a grow that gained AUTO_MIN_GAIN - 1e-4 is not kept, and holds");
 		else
 			ok(locks == 32 && reason_is(AUTO_REASON_KEEP_MORE) &&
-			   state.up.length_s == 0 && state.down.left_s == AUTO_HOLD_S,
-			   "margins: a grow that gained AUTO_MIN_GAIN + 1e-4 is kept; the halving back holds for AUTO_HOLD_S");
+			   state.up.length_s == 0 && state.down.left_s == AUTO_HOLD_S &&
+			   state.down.length_s == 0,
+			   "margins: a grow that gained AUTO_MIN_GAIN + 1e-4 is kept; the halving back holds for AUTO_HOLD_S, no failure counted");
 	}
 
 	/* at the max: only the halving is due; kept unless it lost half */
@@ -787,6 +790,50 @@ test_abandon_and_chain(void)
 	n = windows_to_change(&state, &locks, 100);
 	ok(n == PHASE_WINDOWS && locks == 64,
 	   "chain: after a kept probe the next begins after 1 + AUTO_PROBE_WINDOWS windows (%d)", n);
+
+	/* an idle window after a kept probe: a whole run again */
+	locks = 16;
+	state = gated_state(&locks);
+	(void) windows_to_change(&state, &locks, 100);
+	(void) windows_to_change(&state, &locks, PHASE_WINDOWS);
+	{
+		AutoWindowFigures w = window_for(locks);
+
+		w.acquisitions = 0;
+		(void) decide_window(&state, w);
+	}
+	n = windows_to_change(&state, &locks, 100);
+	is_int(n, AUTO_PROBE_SPAN,
+		   "chain: an idle window after a kept probe: the next waits for a whole run");
+
+	/*
+	 * the halving back after a kept grow holds under the share the grow
+	 * measured: a share that falls below half of it lifts the hold
+	 */
+	locks = 16;
+	state = gated_state(&locks);
+	(void) windows_to_change(&state, &locks, 100);
+	(void) windows_to_change(&state, &locks, PHASE_WINDOWS);
+	share_now = HOT_SHARE / AUTO_CONTEXT_CHANGE * (1 - EPS);
+	n = windows_to_change(&state, &locks, 1000);
+	ok(locks == 16 && n < WINDOWS_IN(AUTO_HOLD_S),
+	   "chain: after a kept grow, a share fallen below the grow's over AUTO_CONTEXT_CHANGE lifts the halving's hold (%d windows)", n);
+	share_now = HOT_SHARE;
+
+	/* a failure after a keep the other way holds AUTO_HOLD_S, not twice */
+	knee_locks = 32;
+	locks = 16;
+	state = gated_state(&locks);
+	(void) windows_to_change(&state, &locks, 100);
+	(void) windows_to_change(&state, &locks, PHASE_WINDOWS);	/* 32 kept */
+	(void) windows_to_change(&state, &locks, 100);	/* 64 probed */
+	(void) windows_to_change(&state, &locks, 100);	/* back, not kept */
+	(void) windows_to_change(&state, &locks, 1000);	/* 16 probed */
+	(void) windows_to_change(&state, &locks, 100);	/* back */
+	(void) windows_to_change(&state, &locks, PHASE_WINDOWS);
+	ok(locks == 32 && state.down.length_s == AUTO_HOLD_S &&
+	   state.down.left_s == AUTO_HOLD_S,
+	   "chain: a halving that failed after a kept grow holds AUTO_HOLD_S");
 	knee_locks = 32;
 }
 
@@ -820,6 +867,17 @@ test_bounds_follow(void)
 	(void) decide(&state, 64);
 	ok(state.phase == AUTO_PROBE_NONE && reason_is(NULL),
 	   "bounds: a window at a number the probe did not ask for ends it");
+
+	/* a floor raised above the number probed while measuring back */
+	locks = 32;
+	max_now = 128;
+	state = gated_state(&locks);
+	(void) windows_to_change(&state, &locks, 100);
+	floor_now = 24;
+	(void) windows_to_change(&state, &locks, PHASE_WINDOWS);
+	ok(locks == 32 && state.phase == AUTO_PROBE_NONE,
+	   "bounds: a floor raised above the number probed ends the probe unjudged");
+	floor_now = STOCK_LOCKS;
 }
 
 /*
