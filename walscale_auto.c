@@ -281,7 +281,7 @@ walscale_auto_step(void)
 	if (target != current)
 	{
 		ereport(LOG,
-				(errmsg("walscale: auto mode %s WAL insertion locks from %d to %d (%s): %.2f%% of active backend time blocked on them (probe twice as many at %g%%), %.1f active backends, %.0f acquisitions per s per running backend (probe noise %.1f%%, gain %+.1f%%), %.1f blocking waits per 1000 acquisitions, %d of %d locks used, %llu acquisitions in %.1f s",
+				(errmsg("walscale: auto mode %s WAL insertion locks from %d to %d (%s): %.2f%% of active backend time blocked on them (more are probed at %g%%), %.1f active backends, %.0f acquisitions per s per running backend (probe noise %.1f%%, gain %+.1f%%), %.1f blocking waits per 1000 acquisitions, %d of %d locks used, %llu acquisitions in %.1f s",
 						target > current ? "raises" : "lowers",
 						current, target, verdict.reason,
 						verdict.blocked_share * 100,
@@ -296,6 +296,13 @@ walscale_auto_step(void)
 		auto_record(current, target, verdict.reason, &figures, &verdict);
 	}
 	else
+	{
+		/* a probe judged and not kept changes nothing, but says so */
+		if (verdict.judged)
+			ereport(LOG,
+					(errmsg("walscale: auto mode keeps %d WAL insertion locks: the probe of %d ran %+.1f%% against a probe noise of %.1f%%, not kept",
+							current, rules_state.probe_to, verdict.gain * 100,
+							verdict.spread * 100)));
 		elog(DEBUG1, "walscale: auto mode holds %d WAL insertion locks: %.2f%% blocked, %.1f active backends, %.0f acquisitions per s per running backend (probe noise %.1f%%, gain %+.1f%%), %.1f blocking waits per 1000 acquisitions, %d locks used, %llu acquisitions in %.1f s, %s",
 			 current, verdict.blocked_share * 100, figures.backends,
 			 verdict.rate, verdict.spread * 100, verdict.gain * 100,
@@ -303,6 +310,7 @@ walscale_auto_step(void)
 			 (unsigned long long) figures.acquisitions, figures.window_s,
 			 rules_state.phase == AUTO_PROBE_AWAY ? "probing" :
 			 rules_state.phase == AUTO_PROBE_BACK ? "probe back" : "settled");
+	}
 
 	auto_open_window();
 }

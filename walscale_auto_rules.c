@@ -432,6 +432,7 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 	verdict->blocked_share = share;
 	verdict->rate = rate;
 	verdict->locks_used = locks_used;
+	verdict->judged = false;
 	verdict->gain = 0;
 
 	hold_tick(&state->up, window_s);
@@ -534,6 +535,7 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 		up = state->probe_to > state->probe_from;
 		gain = state->probe_away -
 			(state->probe_before + state->probe_back) / 2;
+		verdict->judged = true;
 		verdict->gain = gain;
 		if (up)
 			keep = gain >= Max(AUTO_MIN_GAIN,

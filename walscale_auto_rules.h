@@ -125,7 +125,8 @@ typedef struct AutoVerdict
 	double		rate;			/* acquisitions per s per running backend */
 	int			locks_used;		/* active locks acquired at least once */
 	double		spread;			/* a probe's noise: sd of its gain */
-	double		gain;			/* a probe's measured gain, when judged */
+	bool		judged;			/* a probe was judged on this window */
+	double		gain;			/* its measured gain */
 } AutoVerdict;
 
 /* reasons, for tests and walscale_auto_decisions */

@@ -117,7 +117,8 @@ SELECT to_char(decided_at, 'HH24:MI:SS') AS at, from_locks, to_locks, reason,
 FROM walscale_auto_decisions ORDER BY decided_at"
 echo "== its probes, from the server log: the gain each measured against the noise it had measured"
 tail -c +"$((log_offset + 1))" "$dir/server.log" |
-	sed -n 's/.*walscale: auto mode \(raises\|lowers\) WAL insertion locks from \([0-9]*\) to \([0-9]*\) (\([^)]*\)).*(probe noise \([0-9.]*%\), gain \([-+0-9.]*%\)).*/  \2 -> \3: \4 (noise \5, gain \6)/p'
+	sed -n -e 's/.*walscale: auto mode \(raises\|lowers\) WAL insertion locks from \([0-9]*\) to \([0-9]*\) (\([^)]*\)).*(probe noise \([0-9.]*%\), gain \([-+0-9.]*%\)).*/  \2 -> \3: \4 (noise \5, gain \6)/p' \
+		-e 's/.*walscale: auto mode keeps \(.*\)/  \1/p'
 reached=$(pg "$bin/psql" -U postgres -X -At -c "SELECT insert_locks FROM walscale_settings")
 echo "== auto mode ends at $reached lock(s); the fixed runs were fastest at ${best_locks:-?} (${best_tps:-?} tps)"
 if [ -n "${best_locks:-}" ] && [ "$reached" -lt "$best_locks" ]; then

@@ -925,7 +925,7 @@ static const Regression regressions[] = {
 	{"c96-b1-walbound-ar9", UINT64CONST(0xfac4cc0e44378be7)},
 	/* checkpoint dips walk the WAL-bound load up (throughput) */
 	{"c480-b0.5-walbound-ckpt", UINT64CONST(0xf34fc5b46ea364a7)},
-	/* trials that chase an AR(1) drift: more than 48 changes a day */
+	/* trials that chase an AR(1) drift: more than 48 changes a day (the bound then) */
 	{"c96-b0-ramp-ar9", UINT64CONST(0x28849143225f3846)},
 	/* the step to 256 behind the same backends followed late */
 	{"c96-b0.5-step-iid2", UINT64CONST(0x429b1e3c06c0afb4)},
@@ -1095,66 +1095,76 @@ typedef struct Shortfall
 	const char *goal;
 	const char *load;
 	const char *noise;
+	/*
+	 * How far it falls short, at most, in the goal's own measure: the
+	 * least throughput ratio, the largest share of time over, the longest
+	 * follow in seconds, the most changes in a day.  Past it the line is a
+	 * failure, not a TODO: a known shortfall must not hide a worse one.
+	 */
+	double		limit;
 	const char *why;
 } Shortfall;
 
+#define OVER_WHY "a probe above the best within the hour, and halvings that must show their evidence under noise, leave a number above the best for hours after the load falls (a ramp's night, a start of 512); a checkpoint's dip or correlated noise keeps them from showing it all day"
+#define FOLLOW_WHY "with noise, a probe that finds the moved best is not kept on its first try, and the next comes after the hold"
+
 static const Shortfall shortfalls[] = {
-	{"over", NULL, "iid2",
-	"probes above the best each way within the hour, and a halving lost to noise that holds a number above the best for up to AUTO_HOLD_MAX_S, spend 3 to 10% of a noisy day at twice the best or more"},
-	{"over", NULL, "iid5",
-	"probes above the best each way within the hour, and a halving lost to noise that holds a number above the best for up to AUTO_HOLD_MAX_S, spend 3 to 10% of a noisy day at twice the best or more"},
-	{"over", NULL, "ar9",
-	"probes above the best each way within the hour, and a halving lost to noise that holds a number above the best for up to AUTO_HOLD_MAX_S, spend 3 to 10% of a noisy day at twice the best or more"},
-	{"over", NULL, "ckpt",
-	"probes above the best each way within the hour, and a halving lost to noise that holds a number above the best for up to AUTO_HOLD_MAX_S, spend 3 to 10% of a noisy day at twice the best or more"},
-	{"over", NULL, "tail",
-	"probes above the best each way within the hour, and a halving lost to noise that holds a number above the best for up to AUTO_HOLD_MAX_S, spend 3 to 10% of a noisy day at twice the best or more"},
-	{"over", "pool", "none",
+	{"over", NULL, "iid2", 0.50,
+	OVER_WHY},
+	{"over", NULL, "iid5", 0.85,
+	OVER_WHY},
+	{"over", NULL, "ar9", 1.0,
+	OVER_WHY},
+	{"over", NULL, "ckpt", 1.0,
+	OVER_WHY},
+	{"over", NULL, "tail", 0.65,
+	OVER_WHY},
+	{"over", "pool", "none", 0.15,
 	"the best moving down while the share at the number stays, auto mode holds four times the best until its halving's hold ends"},
-	{"throughput", "bursts", NULL,
+	{"throughput", "bursts", NULL, 0.85,
 	"a minute's burst every ten is shorter than a probe: auto mode holds the lukewarm load's number and the bursts' best is never reached"},
-	{"throughput", NULL, "ckpt",
+	{"throughput", NULL, "ckpt", 0.75,
 	"a checkpoint's 15% dip over a whole phase widens the null probes' spread, so the margin outgrows the gains of the doublings near the best"},
-	{"throughput", NULL, "ar9",
+	{"throughput", NULL, "ar9", 0.90,
 	"correlated noise (rho 0.9) over a probe's 2.5 minutes widens the margin as a checkpoint's dip does"},
-	{"throughput", NULL, "iid5",
+	{"throughput", NULL, "iid5", 0.90,
 	"at 5% noise a window, a doubling's gain near the best is within the margin"},
-	{"follow", "pool", "iid2",
-	"with noise, a probe that finds the moved best is not kept on its first try, and the next comes after the hold"},
-	{"follow", "pool", "iid5",
-	"with noise, a probe that finds the moved best is not kept on its first try, and the next comes after the hold"},
-	{"follow", "pool", "ar9",
-	"with noise, a probe that finds the moved best is not kept on its first try, and the next comes after the hold"},
-	{"follow", "pool", "ckpt",
-	"with noise, a probe that finds the moved best is not kept on its first try, and the next comes after the hold"},
-	{"follow", "pool", "tail",
-	"with noise, a probe that finds the moved best is not kept on its first try, and the next comes after the hold"},
-	{"follow", "ramp", "iid2",
-	"with noise, a probe that finds the moved best is not kept on its first try, and the next comes after the hold"},
-	{"follow", "ramp", "iid5",
-	"with noise, a probe that finds the moved best is not kept on its first try, and the next comes after the hold"},
-	{"follow", "ramp", "ar9",
-	"with noise, a probe that finds the moved best is not kept on its first try, and the next comes after the hold"},
-	{"follow", "ramp", "ckpt",
-	"with noise, a probe that finds the moved best is not kept on its first try, and the next comes after the hold"},
-	{"follow", "ramp", "tail",
-	"with noise, a probe that finds the moved best is not kept on its first try, and the next comes after the hold"},
-	{"follow", "step", "iid2",
-	"with noise, a probe that finds the moved best is not kept on its first try, and the next comes after the hold"},
-	{"follow", "step", "iid5",
-	"with noise, a probe that finds the moved best is not kept on its first try, and the next comes after the hold"},
-	{"follow", "step", "ar9",
-	"with noise, a probe that finds the moved best is not kept on its first try, and the next comes after the hold"},
-	{"follow", "step", "ckpt",
-	"with noise, a probe that finds the moved best is not kept on its first try, and the next comes after the hold"},
-	{"follow", "step", "tail",
-	"with noise, a probe that finds the moved best is not kept on its first try, and the next comes after the hold"},
-	{"changes", "pool", "tail",
+	{"follow", "pool", "iid2", 4800,
+	FOLLOW_WHY},
+	{"follow", "pool", "iid5", 6000,
+	FOLLOW_WHY},
+	{"follow", "pool", "ar9", 9000,
+	FOLLOW_WHY},
+	{"follow", "pool", "ckpt", 9000,
+	FOLLOW_WHY},
+	{"follow", "pool", "tail", 6000,
+	FOLLOW_WHY},
+	{"follow", "ramp", "iid2", 4800,
+	FOLLOW_WHY},
+	{"follow", "ramp", "iid5", 6000,
+	FOLLOW_WHY},
+	{"follow", "ramp", "ar9", 6000,
+	FOLLOW_WHY},
+	{"follow", "ramp", "ckpt", 36000,
+	FOLLOW_WHY},
+	{"follow", "ramp", "tail", 6000,
+	FOLLOW_WHY},
+	{"follow", "step", "iid2", 6000,
+	FOLLOW_WHY},
+	{"follow", "step", "iid5", 9000,
+	FOLLOW_WHY},
+	{"follow", "step", "ar9", 9000,
+	FOLLOW_WHY},
+	{"follow", "step", "ckpt", 36000,
+	FOLLOW_WHY},
+	{"follow", "step", "tail", 6000,
+	FOLLOW_WHY},
+	{"changes", "pool", "tail", 320,
 	"outliers of 20 to 30% now and then keep a neighbour that the next probe takes back"},
 };
 
 static const char *
-known_shortfall(const Cell *c, int goal)
+known_shortfall(const Cell *c, int goal, double worst)
 {
 	/* the load as the cell's name spells it, its knee included */
 	const char *load = strchr(strchr(c->name, '-') + 1, '-') + 1;
@@ -1168,7 +1178,8 @@ known_shortfall(const Cell *c, int goal)
 			(sf->load == NULL || (strlen(sf->load) == load_len &&
 								  strncmp(load, sf->load, load_len) == 0)) &&
 			(sf->noise == NULL || strcmp(c->noise->name, sf->noise) == 0))
-			return sf->why;
+			return (goal == 0 ? worst >= sf->limit : worst <= sf->limit) ?
+				sf->why : NULL;
 	}
 	return NULL;
 }
@@ -1180,6 +1191,8 @@ cell_tap(const Cell *c, const CellSummary *cs, const char *tag)
 	cs->fail_changes};
 	char		what[4][96];
 	char		follow[16];
+	double		worsts[4] = {cs->ratio_min, cs->over_max,
+		isinf(cs->follow_max) ? 1e12 : cs->follow_max, cs->changes_max};
 
 	format_follow(cs->follow_max, follow, sizeof(follow));
 	snprintf(what[0], sizeof(what[0]), "throughput >= %g of the %s, worst %.3f",
@@ -1198,7 +1211,7 @@ cell_tap(const Cell *c, const CellSummary *cs, const char *tag)
 	{
 		if (g == 2 && !c->load->moving)
 			continue;
-		todo_why = known_shortfall(c, g);
+		todo_why = known_shortfall(c, g, worsts[g]);
 		if (fails[g] > 0)
 			ok(false, "%s%s: %s: %s; %d of %d seeds fail, first: test_auto_noise trace %s 0x%016llx",
 			   tag, c->name, goal_names[g], what[g], fails[g], cs->runs,
