@@ -235,6 +235,7 @@ main(void)
 		504, 505, 511, 512, 513, 519, 520, 521, 1000, 1015, 1016, 1017,
 		1023, 1024
 	};
+
 	/* single locks held at the same edges */
 	static const int edge_locks[] = {
 		0, 1, 6, 7, 8, 9, 63, 64, 503, 504, 505, 510, 511, 512, 513,
