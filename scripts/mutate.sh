@@ -309,6 +309,9 @@ run_test() {
 	# the sources as built and installed, mutated or not: the unit tests
 	# (t/010) compile them
 	cp -a "$work/walscale"/walscale*.c "$work/walscale"/walscale*.h "$dir/"
+	# make sweep's report, which t/024 runs, as scripts/test.sh copies it
+	mkdir -p "$dir/bench"
+	cp -a "$repo/bench/sweep_report.py" "$repo/bench/report.py" "$dir/bench/"
 	[ "$(id -u)" = 0 ] && chown -R "$run_user" "$dir"
 	if [ "$test" = regress ]; then
 		args=(TAP_TESTS=)
@@ -321,6 +324,7 @@ run_test() {
 	as_run_user_with_test_cgroups env PG_STOCK="$PG_STOCK" PG_PATCHED="$PG_PATCHED" \
 		"${older_env[@]}" "${flavor_env[@]}" \
 		WALSCALE_CORE_VERSION="$(core_version_of_patches)" WALSCALE_TEST_TIME_LIMIT="$limit" \
+		WALSCALE_PG_BUILD="$build" \
 		timeout --kill-after=30 $((limit + 60)) \
 		make --no-print-directory -C "$dir" installcheck PG_CONFIG="$pg/bin/pg_config" "${args[@]}" \
 		>"$out.log" 2>&1 8>&- || rc=$?

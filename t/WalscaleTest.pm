@@ -229,7 +229,8 @@ sub finish_pgbench
 # Build a C unit program of t/unit with the compiler and flags of the
 # server under test (make installcheck puts its bindir first in PATH; a
 # PG_CONFIG given to make is in the environment) and walscale's sources
-# given, relative to the repository, and libm; run it, and turn each of its
+# given, relative to the repository (or other files, by absolute path), and
+# libm; run it, and turn each of its
 # TAP lines into a test of this file, its comments into diagnostics.  It
 # needs no server.
 sub run_unit_program
@@ -254,7 +255,7 @@ sub run_unit_program
 		$words->('--cppflags'), '-DFRONTEND',
 		"-I$repo", "-I$includedir_server",
 		'-o' => $binary,
-		"$repo/t/unit/$program.c", map({ "$repo/$_" } @sources),
+		"$repo/t/unit/$program.c", map({ m{^/} ? $_ : "$repo/$_" } @sources),
 		"-L$libdir", $words->('--ldflags'),
 		# -lpgcommon -lpgport among them: c.h makes printf pg_printf
 		$words->('--libs'), '-lm');
