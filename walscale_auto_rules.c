@@ -483,7 +483,7 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 
 	if (state->phase != AUTO_PROBE_NONE &&
 		(!enough ||
-		 (measured && state->probe_windows == AUTO_PROBE_WINDOWS - 1 &&
+		 (measured && state->run_windows == AUTO_PROBE_WINDOWS &&
 		  load_stepped(newest_phase_load(state), state->probe_load))))
 	{
 		/*
@@ -501,18 +501,20 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 		return;
 	}
 
+	/*
+	 * A phase of a probe is the run at its number: the run began again at the
+	 * change, and an idle window ends the probe, so the phase is complete when
+	 * the run has AUTO_PROBE_WINDOWS windows.
+	 */
+	if (state->phase != AUTO_PROBE_NONE &&
+		(!measured || state->run_windows < AUTO_PROBE_WINDOWS))
+		return;
+
 	if (state->phase == AUTO_PROBE_AWAY)
 	{
-		if (!measured)
-			return;
-		state->probe_away += state->run_log_rate[state->run_windows - 1];
-		if (++state->probe_windows < AUTO_PROBE_WINDOWS)
-			return;
-		state->probe_away /= AUTO_PROBE_WINDOWS;
+		state->probe_away = run_mean(state, 0, AUTO_PROBE_WINDOWS);
 		state->probe_away_share = state->share;
 		state->phase = AUTO_PROBE_BACK;
-		state->probe_windows = 0;
-		state->probe_back = 0;
 		verdict->target = state->probe_from;
 		verdict->reason = AUTO_REASON_PROBE_BACK;
 		return;
@@ -523,12 +525,7 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 		double		gain;
 		bool		keep;
 
-		if (!measured)
-			return;
-		state->probe_back += state->run_log_rate[state->run_windows - 1];
-		if (++state->probe_windows < AUTO_PROBE_WINDOWS)
-			return;
-		state->probe_back /= AUTO_PROBE_WINDOWS;
+		state->probe_back = run_mean(state, 0, AUTO_PROBE_WINDOWS);
 		/* the blocked share at the number, before and after */
 		state->probe_share = (state->probe_share + state->share) / 2;
 		state->phase = AUTO_PROBE_NONE;
@@ -597,10 +594,8 @@ walscale_rules_decide(const AutoWindowFigures *window, AutoRulesState *state,
 		state->probe_to = Min(current * (far ? 4 : 2), max);
 	else
 		state->probe_to = Max(current / (far ? 4 : 2), min);
-	state->probe_windows = 0;
 	state->probe_before = run_mean(state, state->run_windows - AUTO_PROBE_WINDOWS,
 								   AUTO_PROBE_WINDOWS);
-	state->probe_away = 0;
 	state->probe_share = state->share;
 	state->probe_load = newest_phase_load(state);
 	state->last_probe_up = up;

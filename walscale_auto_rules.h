@@ -100,7 +100,6 @@ typedef struct AutoRulesState
 	AutoProbePhase phase;
 	int			probe_from;
 	int			probe_to;
-	int			probe_windows;	/* measured in this phase */
 	double		probe_before;	/* mean log rate, each phase */
 	double		probe_away;
 	double		probe_back;
