@@ -260,6 +260,17 @@ gated_state(int *locks)
 	return state;
 }
 
+/*
+ * From the window that began a probe: its phase at the other number, then
+ * its phase back, judged on the last window; the number is left in *locks.
+ */
+static void
+finish_probe(AutoRulesState *state, int *locks)
+{
+	(void) windows_to_change(state, locks, 100);
+	(void) windows_to_change(state, locks, PHASE_WINDOWS);
+}
+
 /* ---- the tests ---- */
 
 static void
@@ -493,8 +504,7 @@ test_keep_margins(void)
 		state = gated_state(&locks);
 		ok(locks == 32 && reason_is(AUTO_REASON_PROBE_UP),
 		   "margins: at the floor, contended: the grow is probed");
-		(void) windows_to_change(&state, &locks, 100);
-		(void) windows_to_change(&state, &locks, PHASE_WINDOWS);
+		finish_probe(&state, &locks);
 		if (side < 0)
 			ok(locks == 16 && state.up.length_s == AUTO_HOLD_S,
 			   "margins: a grow that gained AUTO_MIN_GAIN - 1e-4 is not kept, and holds");
@@ -516,8 +526,7 @@ test_keep_margins(void)
 		state = gated_state(&locks);
 		ok(locks == 16 && reason_is(AUTO_REASON_PROBE_DOWN),
 		   "margins: at the max: the halving is probed");
-		(void) windows_to_change(&state, &locks, 100);
-		(void) windows_to_change(&state, &locks, PHASE_WINDOWS);
+		finish_probe(&state, &locks);
 		if (side < 0)
 			ok(locks == 32 && state.down.length_s == AUTO_HOLD_S,
 			   "margins: a halving that lost AUTO_MIN_GAIN / 2 + 1e-4 is not kept");
@@ -562,8 +571,7 @@ test_noise_margin(void)
 			ok(fabs(last_verdict.spread - sd) < 1e-6,
 			   "noise: null probes of |g| = c (K + 1)^2 give a deviation of that times sqrt(pi / 2) (%.6f)",
 			   last_verdict.spread);
-		(void) windows_to_change(&state, &locks, 100);
-		(void) windows_to_change(&state, &locks, PHASE_WINDOWS);
+		finish_probe(&state, &locks);
 		ok(side < 0 ? locks == 16 : locks == 32,
 		   "noise: a grow that gained AUTO_PROBE_Z deviations %s 1e-4 (above AUTO_MIN_GAIN) %s",
 		   side < 0 ? "-" : "+", side < 0 ? "is not kept" : "is kept");
@@ -578,8 +586,7 @@ test_noise_margin(void)
 		probe_target = 16;
 		probe_gain = sd - AUTO_MIN_GAIN / 2 + bias + side * EPS;
 		state = gated_state(&locks);
-		(void) windows_to_change(&state, &locks, 100);
-		(void) windows_to_change(&state, &locks, PHASE_WINDOWS);
+		finish_probe(&state, &locks);
 		ok(side < 0 ? locks == 32 : locks == 16,
 		   "noise: a halving whose gain is a deviation less AUTO_MIN_GAIN / 2, %s 1e-4, %s",
 		   side < 0 ? "-" : "+", side < 0 ? "is not kept" : "is kept");
@@ -604,8 +611,7 @@ test_holds(void)
 	floor_now = 16;
 	max_now = 1024;
 	state = gated_state(&locks);
-	(void) windows_to_change(&state, &locks, 100);
-	(void) windows_to_change(&state, &locks, PHASE_WINDOWS);
+	finish_probe(&state, &locks);
 	for (int i = 0; i < 6; i++)
 	{
 		int			n = windows_to_change(&state, &locks, 10000);
@@ -641,8 +647,7 @@ test_lift(void)
 		max_now = 1024;
 		locks = 16;
 		state = gated_state(&locks);
-		(void) windows_to_change(&state, &locks, 100);
-		(void) windows_to_change(&state, &locks, PHASE_WINDOWS);
+		finish_probe(&state, &locks);
 		share_now = HOT_SHARE * AUTO_CONTEXT_CHANGE * (1 + side * EPS);
 		n = windows_to_change(&state, &locks, 10000);
 		if (side < 0)
@@ -664,8 +669,7 @@ test_lift(void)
 		probe_target = 16;
 		probe_gain = -0.5;
 		state = gated_state(&locks);
-		(void) windows_to_change(&state, &locks, 100);
-		(void) windows_to_change(&state, &locks, PHASE_WINDOWS);
+		finish_probe(&state, &locks);
 		share_now = HOT_SHARE / AUTO_CONTEXT_CHANGE * (1 - side * EPS);
 		n = windows_to_change(&state, &locks, 10000);
 		if (side < 0)
@@ -693,8 +697,7 @@ test_turns(void)
 	is_int(locks, 16, "turns: the halving first");
 	probe_target = 16;
 	probe_gain = -0.5;
-	(void) windows_to_change(&state, &locks, 100);
-	(void) windows_to_change(&state, &locks, PHASE_WINDOWS);
+	finish_probe(&state, &locks);
 	(void) windows_to_change(&state, &locks, 1000);
 	ok(locks == 64 && reason_is(AUTO_REASON_PROBE_UP),
 	   "turns: then the grow, its hold none");
@@ -784,8 +787,7 @@ test_abandon_and_chain(void)
 	floor_now = 16;
 	locks = 16;
 	state = gated_state(&locks);
-	(void) windows_to_change(&state, &locks, 100);
-	(void) windows_to_change(&state, &locks, PHASE_WINDOWS);
+	finish_probe(&state, &locks);
 	ok(locks == 32 && reason_is(AUTO_REASON_KEEP_MORE), "chain: 32 kept");
 	n = windows_to_change(&state, &locks, 100);
 	ok(n == PHASE_WINDOWS && locks == 64,
@@ -794,8 +796,7 @@ test_abandon_and_chain(void)
 	/* an idle window after a kept probe: a whole run again */
 	locks = 16;
 	state = gated_state(&locks);
-	(void) windows_to_change(&state, &locks, 100);
-	(void) windows_to_change(&state, &locks, PHASE_WINDOWS);
+	finish_probe(&state, &locks);
 	{
 		AutoWindowFigures w = window_for(locks);
 
@@ -812,8 +813,7 @@ test_abandon_and_chain(void)
 	 */
 	locks = 16;
 	state = gated_state(&locks);
-	(void) windows_to_change(&state, &locks, 100);
-	(void) windows_to_change(&state, &locks, PHASE_WINDOWS);
+	finish_probe(&state, &locks);
 	share_now = HOT_SHARE / AUTO_CONTEXT_CHANGE * (1 - EPS);
 	n = windows_to_change(&state, &locks, 1000);
 	ok(locks == 16 && n < WINDOWS_IN(AUTO_HOLD_S),
@@ -824,8 +824,7 @@ test_abandon_and_chain(void)
 	knee_locks = 32;
 	locks = 16;
 	state = gated_state(&locks);
-	(void) windows_to_change(&state, &locks, 100);
-	(void) windows_to_change(&state, &locks, PHASE_WINDOWS);	/* 32 kept */
+	finish_probe(&state, &locks);	/* 32 kept */
 	(void) windows_to_change(&state, &locks, 100);	/* 64 probed */
 	(void) windows_to_change(&state, &locks, 100);	/* back, not kept */
 	(void) windows_to_change(&state, &locks, 1000);	/* 16 probed */
