@@ -243,12 +243,42 @@ def auto_pairs(summ):
                   key=lambda p: (order_of(p[0]), p[1]))
 
 
+def static_fitted(summ):
+    """The one fixed walscale setting (L/A) that does best across every auto
+    arm's (workload, clients) of this run: the highest geometric mean of its
+    median over that pair's best fixed median, among the settings measured
+    at every pair.  It is the static count for this machine's CPU size,
+    fitted on the same family of loads that auto mode is judged on, so that
+    the auto tables can show whether adapting beats one number per machine
+    (bench/results/auto-grid.md does the same over the simulated family)."""
+    pairs = auto_pairs(summ)
+    if not pairs:
+        return None
+    common = None
+    for wl, c in pairs:
+        keys = {s["key"] for s in summ.values() if s["workload"] == wl and s["clients"] == c
+                and s["key"][0] == "walscale" and s["key"][1] != -1}
+        common = keys if common is None else common & keys
+    scored = []
+    for key in common or ():
+        logs = [math.log(summ[(wl, c, key)]["median"] / best_fixed(summ, wl, c)["median"])
+                for wl, c in pairs
+                if summ[(wl, c, key)]["median"] and best_fixed(summ, wl, c)["median"]]
+        if len(logs) == len(pairs):
+            scored.append((sum(logs) / len(logs), key))
+    return max(scored)[1] if scored else None
+
+
 def print_best_fixed(d):
-    """For bench/run.sh: "workload clients L/A" per auto arm of runs.csv."""
+    """For bench/run.sh: "workload clients BEST STATIC" per auto arm of
+    runs.csv, each as L/A: the arm's best fixed setting and the static one
+    fitted on the whole run (static_fitted)."""
     summ = summarize(read_csv(os.path.join(d, "runs.csv")))
+    static = static_fitted(summ)
     for wl, c in auto_pairs(summ):
         b = best_fixed(summ, wl, c)
-        print("%s %d %d/%d" % (wl, c, b["key"][1], b["key"][2]))
+        s = static or b["key"]
+        print("%s %d %d/%d %d/%d" % (wl, c, b["key"][1], b["key"][2], s[1], s[2]))
 
 
 def locks_range(s):
@@ -262,9 +292,11 @@ def fmt_spread(s):
     return "%s [%s..%s]" % (fmt_tps(s["median"]), fmt_tps(s["min"]), fmt_tps(s["max"]))
 
 
-def auto_against_best(summ):
+def auto_against_best(summ, static=None):
     """Per auto arm: auto's and the best fixed setting's summaries, the
-    cells both auto tables start with, and auto / stock (their last)."""
+    cells both auto tables start with, auto / stock and auto / the static
+    setting fitted on this run (their last two)."""
+    static = static or static_fitted(summ)
     for wl, c in auto_pairs(summ):
         a = summ[(wl, c, ("walscale", -1, 0, 0))]
         b = best_fixed(summ, wl, c)
@@ -272,7 +304,10 @@ def auto_against_best(summ):
         lead = [wl, c, fmt_spread(a), locks_range(a), config_label(b["key"], wl), fmt_spread(b),
                 "%.3f" % (a["median"] / b["median"]) if b["median"] else "-"]
         vs_stock = "%.3f" % (a["median"] / st["median"]) if st and st["median"] else "-"
-        yield a, b, lead, vs_stock
+        fit = summ.get((wl, c, static)) if static else None
+        vs_static = ("%s: %.3f" % (config_label(static, wl), a["median"] / fit["median"])
+                     if fit and fit["median"] else "-")
+        yield a, b, lead, vs_stock, vs_static
 
 
 # Auto mode passes when its median is within this fraction of the best
@@ -288,12 +323,14 @@ def head_to_head_section(d, L):
     if not runs:
         return
     summ = summarize(runs)
+    # the static setting fitted on the sweep, which the rounds were planned with
+    static = static_fitted(summarize(read_csv(os.path.join(d, "runs.csv"))))
     byrep = defaultdict(dict)
     for r in runs:
         if num(r.get("tps")) is not None:
             byrep[(r["workload"], int(r["clients"]), config_key(r))][int(r["rep"])] = num(r["tps"])
     rows = []
-    for a, b, lead, vs_stock in auto_against_best(summ):
+    for a, b, lead, vs_stock, vs_static in auto_against_best(summ, static):
         wl, c = a["workload"], a["clients"]
         ra, rb = byrep[(wl, c, a["key"])], byrep[(wl, c, b["key"])]
         paired = sorted(ra[k] / rb[k] for k in ra if k in rb and rb[k])
@@ -305,7 +342,7 @@ def head_to_head_section(d, L):
         else:
             verdict = "**no, %.1f%% behind**" % ((1 - ratio) * 100)
         rows.append(lead + ["%.3f [%.3f..%.3f]" % (statistics.median(paired), paired[0], paired[-1])
-                            if paired else "-", verdict, vs_stock])
+                            if paired else "-", verdict, vs_stock, vs_static])
     if not rows:
         return
     n = max(s["n"] for s in summ.values())
@@ -318,7 +355,7 @@ def head_to_head_section(d, L):
              "best's.\n" % (n, secs, AUTO_WITHIN * 100, 1 - AUTO_WITHIN))
     L.append(md_table(["workload", "clients", "auto median [min..max]", "auto's locks at the end",
                        "best fixed", "its median [min..max]", "auto / best", "paired auto / best",
-                       "within 5%", "auto / stock"], rows))
+                       "within 5%", "auto / stock", "auto / static fitted"], rows))
     L.append("")
 
 
@@ -520,16 +557,18 @@ def main():
         L.append("")
     L.append("### Auto mode against the best fixed setting\n")
     rows = []
-    for a, b, lead, vs_stock in auto_against_best(summ):
-        rows.append(lead + ["yes" if a["max"] >= b["min"] else "no (slower)", vs_stock])
+    for a, b, lead, vs_stock, vs_static in auto_against_best(summ):
+        rows.append(lead + ["yes" if a["max"] >= b["min"] else "no (slower)", vs_stock, vs_static])
     if rows:
         L.append("Auto mode (`walscale.insert_locks = -1`, `walscale.auto_interval = 1s`, "
                  "restarted from its CPU-derived start with each configuration change) against the fixed "
                  "setting with the highest median, interleaved with it. Within noise: auto's fastest run "
-                 "reached the best setting's slowest.\n")
+                 "reached the best setting's slowest. Static fitted: the one fixed setting that does "
+                 "best across every auto arm of this run (geometric mean of its median over each arm's "
+                 "best), the static count for this machine's CPU size fitted on these loads.\n")
         L.append(md_table(["workload", "clients", "auto median [min..max]", "auto's locks at the end",
                            "best fixed", "its median [min..max]", "auto / best", "within noise",
-                           "auto / stock"], rows))
+                           "auto / stock", "auto / static fitted"], rows))
         L.append("")
     head_to_head_section(d, L)
     if os.path.exists(os.path.join(d, "auto.md")):

@@ -121,11 +121,12 @@ nruns=$(wc -l < "$plan")
 EST_RUN_OVERHEAD=1
 if [ "$mode" = quick ]; then EST_RESTART=1; else EST_RESTART=12; fi
 est_runs=$(plan_seconds "$plan")
-# the head-to-head: auto, a fixed setting and stock per auto arm, each run
-# after a restart
+# the head-to-head: auto, the best fixed setting, stock and (where it is
+# another) the static one per auto arm, each run after a restart; counted
+# as four, an upper bound
 n_auto=$(awk '$3 == -1 && $7 == 1' "$plan" | wc -l)
 est_confirm=$(awk -v n="$n_auto" -v r="$confirm_reps" -v t="$BENCH_SECONDS" -v o="$EST_RUN_OVERHEAD" \
-	-v s="$EST_RESTART" 'BEGIN { printf "%d\n", n * 3 * r * (t + o + s) }')
+	-v s="$EST_RESTART" 'BEGIN { printf "%d\n", n * 4 * r * (t + o + s) }')
 est_runs=$((est_runs + est_confirm))
 [ "$n_auto" -gt 0 ] && [ "${BENCH_SKIP_COLDSTART:-0}" != 1 ] && est_runs=$((est_runs + coldstart_seconds + 10))
 # callgrind: ~30M instructions/s, 2k per record, 52k and 25k per commit,
@@ -223,11 +224,15 @@ echo "== [$(fmt_secs $(( $(date +%s) - bench_t0 )))] $nruns runs, configurations
 run_plan "$plan"
 
 # The sweep's best fixed setting is the highest of many noisy medians:
-# auto mode meets it again in rounds of their own, with stock.
+# auto mode meets it again in rounds of their own, with stock and the one
+# fixed setting that does best across the whole run (the static count for
+# this machine, fitted on the same loads).
 if [ "$confirm_reps" -gt 0 ] && [ "$n_auto" -gt 0 ] && [ -n "$PY" ]; then
 	"$PY" "$repo/bench/report.py" --best-fixed "$RESULTS" |
-		while read -r wl c best; do
-			plan_workload "$wl" "$confirm_reps" "auto $best stock" "$c"
+		while read -r wl c best static; do
+			configs="auto $best stock"
+			[ "$static" = "$best" ] || configs="$configs $static"
+			plan_workload "$wl" "$confirm_reps" "$configs" "$c"
 		done > "$RESULTS/confirm-plan.txt"
 	chmod 644 "$RESULTS/confirm-plan.txt"
 	echo "== [$(fmt_secs $(( $(date +%s) - bench_t0 )))] auto head to head with the best fixed settings: $(wc -l < "$RESULTS/confirm-plan.txt") runs"
