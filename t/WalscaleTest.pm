@@ -271,12 +271,18 @@ sub run_unit_program
 	ok($built, "$program.c builds with the server's compiler and flags");
 	return unless $built;
 
+	# The programs only compute: a loop that never ends is caught by a limit
+	# on CPU time, which a loaded machine does not shorten as it does a limit
+	# on wall time (t/020's grid takes about a minute of CPU, and more than
+	# three minutes of wall time at a load average of 15 on two cores).  The
+	# wall limit only backs it up.
+	my $cpu_limit = $PostgreSQL::Test::Utils::timeout_default;
 	($out, $err) = ('', '');
 	IPC::Run::run(
-		[$binary],
+		[ 'sh', '-c', 'ulimit -t "$1" && exec "$2"', 'sh', $cpu_limit, $binary ],
 		'>' => \$out,
 		'2>' => \$err,
-		IPC::Run::timeout($PostgreSQL::Test::Utils::timeout_default));
+		IPC::Run::timeout(10 * $cpu_limit));
 	my $status = $?;
 
 	my ($planned, $results) = (undef, 0);

@@ -160,6 +160,7 @@
 #include <unistd.h>
 
 #include "walscale_auto_rules.h"
+#include "unit_tap.h"
 
 /* the core patch's XLOG_INSERT_LOCKS_DEFAULT and XLOG_INSERT_LOCKS_MAX */
 #define STOCK_LOCKS		8
@@ -935,41 +936,6 @@ static const Regression regressions[] = {
 
 /* ---- TAP ---- */
 
-static int	tests_run = 0;
-static int	tests_failed = 0;
-static int	tests_todo_failed = 0;
-
-/* the shortfall the next ok() is known to have, or NULL */
-static const char *todo_why = NULL;
-
-static void ok(bool pass, const char *fmt,...) pg_attribute_printf(2, 3);
-
-/*
- * A TAP line; one whose shortfall is known (todo_why) is a TODO: reported,
- * and counted apart, so that a goal auto mode does not yet meet stays in
- * view without failing the run.
- */
-static void
-ok(bool pass, const char *fmt,...)
-{
-	va_list		args;
-
-	tests_run++;
-	if (!pass && todo_why == NULL)
-		tests_failed++;
-	if (!pass && todo_why != NULL)
-		tests_todo_failed++;
-	if (report)
-		return;
-	printf("%s %d - ", pass ? "ok" : "not ok", tests_run);
-	va_start(args, fmt);
-	vprintf(fmt, args);
-	va_end(args);
-	if (todo_why != NULL)
-		printf(" # TODO %s", todo_why);
-	printf("\n");
-}
-
 static int
 cmp_double(const void *a, const void *b)
 {
@@ -1213,7 +1179,7 @@ cell_tap(const Cell *c, const CellSummary *cs, const char *tag)
 	{
 		if (g == 2 && !c->load->moving)
 			continue;
-		todo_why = known_shortfall(c, g, worsts[g]);
+		unit_tap_todo = known_shortfall(c, g, worsts[g]);
 		if (fails[g] > 0)
 			ok(false, "%s%s: %s: %s; %d of %d seeds fail, first: test_auto_noise trace %s 0x%016llx",
 			   tag, c->name, goal_names[g], what[g], fails[g], cs->runs,
@@ -1221,7 +1187,7 @@ cell_tap(const Cell *c, const CellSummary *cs, const char *tag)
 		else
 			ok(true, "%s%s: %s: %s; %d seeds", tag, c->name, goal_names[g],
 			   what[g], cs->runs);
-		todo_why = NULL;
+		unit_tap_todo = NULL;
 	}
 }
 
@@ -1428,7 +1394,10 @@ main(int argc, char **argv)
 		return 0;
 	}
 	if (argc == 2 && strcmp(argv[1], "report") == 0)
+	{
 		report = true;
+		unit_tap_quiet = true;
+	}
 	else if (argc != 1)
 	{
 		fprintf(stderr, "usage: %s [report | trace CELL RUNSEED]\n", argv[0]);
@@ -1624,15 +1593,10 @@ main(int argc, char **argv)
 			}
 	}
 
-	if (!report)
-	{
-		printf("1..%d\n", tests_run);
-		if (tests_todo_failed > 0)
-			printf("# %d of %d known shortfalls (TODO) not met\n",
-				   tests_todo_failed, tests_run);
-		if (tests_failed > 0)
-			printf("# %d of %d failed (base seed 0x%016llx)\n", tests_failed,
-				   tests_run, (unsigned long long) base);
-	}
-	return tests_failed > 0 ? 1 : 0;
+	if (report)
+		return tests_failed > 0 ? 1 : 0;
+	if (tests_failed > 0)
+		printf("# base seed 0x%016llx repeats this run\n",
+			   (unsigned long long) base);
+	return unit_tap_done();
 }

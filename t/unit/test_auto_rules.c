@@ -25,6 +25,7 @@
 #include <stdarg.h>
 
 #include "walscale_auto_rules.h"
+#include "unit_tap.h"
 
 /* the core patch's XLOG_INSERT_LOCKS_DEFAULT and XLOG_INSERT_LOCKS_MAX */
 #define STOCK_LOCKS		8
@@ -47,8 +48,6 @@
 /* windows of WINDOW_S in s seconds */
 #define WINDOWS_IN(s)	((int) ((s) / WINDOW_S))
 
-static int	tests_run = 0;
-static int	tests_failed = 0;
 
 static AutoVerdict last_verdict;
 static uint64 lock_use[MOST_LOCKS];
@@ -65,39 +64,6 @@ static double backends_now = BACKENDS;
 static long window_index = 0;
 static int	floor_now = STOCK_LOCKS;
 static int	max_now = 128;
-
-static void ok(bool pass, const char *fmt,...) pg_attribute_printf(2, 3);
-
-static void
-ok(bool pass, const char *fmt,...)
-{
-	va_list		args;
-
-	tests_run++;
-	if (!pass)
-		tests_failed++;
-	printf("%s %d - ", pass ? "ok" : "not ok", tests_run);
-	va_start(args, fmt);
-	vprintf(fmt, args);
-	va_end(args);
-	printf("\n");
-}
-
-static void is_int(int got, int expected, const char *fmt,...) pg_attribute_printf(3, 4);
-
-static void
-is_int(int got, int expected, const char *fmt,...)
-{
-	va_list		args;
-	char		what[256];
-
-	va_start(args, fmt);
-	vsnprintf(what, sizeof(what), fmt, args);
-	va_end(args);
-	ok(got == expected, "%s", what);
-	if (got != expected)
-		printf("#   got %d, expected %d\n", got, expected);
-}
 
 static bool
 reason_is(const char *reason)
@@ -949,8 +915,5 @@ main(void)
 	test_cpu_count(96, 32);
 	test_cpu_count(480, 256);
 
-	printf("1..%d\n", tests_run);
-	if (tests_failed > 0)
-		printf("# %d of %d failed\n", tests_failed, tests_run);
-	return tests_failed > 0 ? 1 : 0;
+	return unit_tap_done();
 }

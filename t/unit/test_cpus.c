@@ -25,26 +25,8 @@
 #include <stdlib.h>
 
 #include "walscale_cpus.h"
+#include "unit_tap.h"
 
-static int	tests_run = 0;
-static int	tests_failed = 0;
-
-static void ok(bool pass, const char *fmt,...) pg_attribute_printf(2, 3);
-
-static void
-ok(bool pass, const char *fmt,...)
-{
-	va_list		args;
-
-	tests_run++;
-	if (!pass)
-		tests_failed++;
-	printf("%s %d - ", pass ? "ok" : "not ok", tests_run);
-	va_start(args, fmt);
-	vprintf(fmt, args);
-	va_end(args);
-	printf("\n");
-}
 
 static void
 is_str(const char *got, const char *expected, const char *what)
@@ -284,6 +266,5 @@ main(void)
 	/* whatever the machine: they must return, and say something sane */
 	ok(walscale_cpus_quota() >= 0, "this process's quota is none or positive");
 	ok(walscale_cpus_affinity() >= 0, "this process's affinity is read");
-	printf("1..%d\n", tests_run);
-	return tests_failed > 0 ? 1 : 0;
+	return unit_tap_done();
 }

@@ -25,6 +25,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 
+#include "unit_tap.h"
+
 /* from lock_group_scan.c */
 typedef union LWLockPadded LWLockPadded;
 extern int	lock_group_scan(const uint64 *groups, int start, int nlocks);
@@ -51,25 +53,6 @@ static int	cur_start;
 static int	cur_nlocks;
 static char violation[256];
 
-static int	tests_run = 0;
-static int	tests_failed = 0;
-
-static void ok(bool pass, const char *fmt,...) pg_attribute_printf(2, 3);
-
-static void
-ok(bool pass, const char *fmt,...)
-{
-	va_list		args;
-
-	tests_run++;
-	if (!pass)
-		tests_failed++;
-	printf("%s %d - ", pass ? "ok" : "not ok", tests_run);
-	va_start(args, fmt);
-	vprintf(fmt, args);
-	va_end(args);
-	printf("\n");
-}
 
 static bool
 group_set(const uint64 *groups, int group)
