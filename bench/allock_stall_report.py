@@ -142,6 +142,33 @@ def main(d):
                      f"{fmt(pooled(a, k, '_at')[0], 2)} ({pooled(a, k, '_at')[1]}) | "
                      f"{fmt(med(a, k, 'tps'), 0)} |")
         L.append("")
+    # the verdict: does an arm's p99 at the start stand clear of the
+    # spread over the rounds of stock's, and of walscale's at 8 locks?
+    for base in [b for b in ("stock", "8") if b in arms]:
+        L.append(f"## Verdict against {label(base)}")
+        L.append("")
+        for k in kinds:
+            bv = [r["p99_at"] for r in runs if r["arm"] == base and r["op"] == k and r["p99_at"] == r["p99_at"]]
+            if not bv:
+                continue
+            parts = []
+            for a in arms:
+                if a == base:
+                    continue
+                v = [r["p99_at"] for r in runs if r["arm"] == a and r["op"] == k and r["p99_at"] == r["p99_at"]]
+                if not v:
+                    continue
+                if min(v) > max(bv):
+                    what = "slower in every round than the slowest round of the base"
+                elif max(v) < min(bv):
+                    what = "faster in every round than the fastest round of the base"
+                else:
+                    what = "within the base's spread"
+                parts.append(f"{label(a)} {statistics.median(v) / statistics.median(bv):.2f}x, {what} "
+                             f"({min(v):.1f}..{max(v):.1f} ms against {min(bv):.1f}..{max(bv):.1f})")
+            L.append(f"- {'CHECKPOINT' if k == 'checkpoint' else 'pg_switch_wal()'}, p99 at the start: "
+                     + "; ".join(parts) + ".")
+        L.append("")
     L.append("\"p99 start / away\" is the median over the rounds of each run's ratio; "
              "\"operation ms\" the median time from the first clock read to the second, the operation's "
              "whole run (a checkpoint's includes its buffer writes, with fsync off).")
