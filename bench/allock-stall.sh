@@ -26,7 +26,10 @@
 #
 # Writes BENCH_RESULTS (default bench/results/<YYYY-MM-DD>-<host>-allock-stall/):
 # report.md, runs.csv (per run and kind), ops.csv (every operation),
-# meta.env, and latencies.csv.gz (every transaction).
+# tps.csv, meta.env, and at-start.csv.gz (the transactions at an
+# operation's start).  Every transaction's latency, some 30 MB at 30,000
+# tps, stays in the scratch directory (latencies.csv.gz, the script's last
+# line names it).
 #
 # Environment: STALL_CLIENTS (8), STALL_SECONDS (12), STALL_ROUNDS (5),
 # STALL_INTERVAL (2), STALL_WINDOW_MS (50), STALL_ARMS ("stock 8 64 256
@@ -112,7 +115,7 @@ start_arm() {
 }
 
 start_arm 8
-settings=$(sql "SELECT string_agg(name || '=' || setting || coalesce(unit, ''), ' ' ORDER BY name) FROM pg_settings
+settings=$(sql "SELECT string_agg(name || '=' || current_setting(name), ' ' ORDER BY name) FROM pg_settings
 	WHERE name IN ('shared_buffers', 'wal_buffers', 'fsync', 'synchronous_commit', 'full_page_writes',
 		'checkpoint_timeout', 'max_wal_size', 'autovacuum', 'wal_segment_size', 'max_connections')")
 sql "CREATE TABLE stall_t (a int8, b text)"
@@ -167,7 +170,7 @@ for f in "$dir"/log/*; do
 	r=${b#*-}
 	r=${r%%.*}
 	awk -v a="$arm" -v r="$r" '{ printf "%s,%s,%s.%06d,%s\n", a, r, $5, $6, $3 }' "$f"
-done | { echo "arm,round,end,latency_us"; cat; } | gzip -9 >"$out/latencies.csv.gz"
+done | { echo "arm,round,end,latency_us"; cat; } | gzip -1 >"$dir/latencies.csv.gz"
 cp "$dir/ops.csv" "$out/ops.csv"
 { echo "arm,round,tps"; cat "$dir/tps.csv"; } >"$out/tps.csv"
 
@@ -196,5 +199,6 @@ cp "$dir/ops.csv" "$out/ops.csv"
 	echo "workload=pgbench -n -c $clients -j $jobs -T $seconds --log: INSERT INTO stall_t VALUES (1, <text of 100 bytes>)"
 	echo "command=bench/allock-stall.sh"
 } >"$out/meta.env"
-python3 "$repo/bench/allock_stall_report.py" "$out"
+python3 "$repo/bench/allock_stall_report.py" "$out" "$dir/latencies.csv.gz"
+echo "== every transaction: $dir/latencies.csv.gz ($(du -h "$dir/latencies.csv.gz" | cut -f1), left out of $out)"
 echo "== done in $(( $(date +%s) - t_start ))s: $out/report.md"

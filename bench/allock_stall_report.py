@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""bench/allock_stall_report.py DIR: report.md and runs.csv of
-bench/allock-stall.sh from DIR's latencies.csv.gz, ops.csv, tps.csv and
-meta.env.
+"""bench/allock_stall_report.py DIR [LATENCIES]: report.md, runs.csv and
+at-start.csv.gz of bench/allock-stall.sh from every transaction's latency
+(LATENCIES, default DIR/latencies.csv.gz; the script leaves it in its
+scratch directory) and DIR's ops.csv, tps.csv and meta.env.
 
 Per run (arm, round) and operation kind (checkpoint, switch): the
 transactions "at the start", whose run [end - latency, end] overlaps
@@ -16,6 +17,7 @@ import gzip
 import os
 import re
 import statistics
+import subprocess
 import sys
 from collections import defaultdict
 
@@ -32,7 +34,7 @@ def fmt(x, d=1):
     return "-" if x != x else f"{x:.{d}f}"
 
 
-def main(d):
+def main(d, lat_path=None):
     meta = {}
     with open(os.path.join(d, "meta.env")) as f:
         for line in f:
@@ -46,7 +48,7 @@ def main(d):
             ops[(row["arm"], row["round"])].append(
                 (row["op"], float(row["start"]), float(row["end"])))
     tx = defaultdict(list)  # (arm, round) -> [(begin, end, latency_ms)]
-    with gzip.open(os.path.join(d, "latencies.csv.gz"), "rt") as f:
+    with gzip.open(lat_path or os.path.join(d, "latencies.csv.gz"), "rt") as f:
         for row in csv.DictReader(f):
             e = float(row["end"])
             lat = int(row["latency_us"])
@@ -76,6 +78,14 @@ def main(d):
                 "tps": tps.get((arm, rnd), float("nan")),
                 "_at": at, "_away": away,
             })
+    with gzip.open(os.path.join(d, "at-start.csv.gz"), "wt") as f:
+        f.write("arm,round,op,end,latency_us\n")
+        for (arm, rnd), t in sorted(tx.items()):
+            for k in kinds:
+                ko = [s for op, s, e in ops[(arm, rnd)] if op == k]
+                for b, e, lat in t:
+                    if any(b < s + w and e > s for s in ko):
+                        f.write(f"{arm},{rnd},{k},{e:.6f},{round(lat * 1000)}\n")
     cols = [c for c in runs[0].keys() if not c.startswith("_")]
     with open(os.path.join(d, "runs.csv"), "w", newline="") as f:
         wr = csv.DictWriter(f, fieldnames=cols)
@@ -173,13 +183,20 @@ def main(d):
              "\"operation ms\" the median time from the first clock read to the second, the operation's "
              "whole run (a checkpoint's includes its buffer writes, with fsync off).")
     L.append("")
+    try:
+        rc = subprocess.run(["git", "-C", os.path.dirname(os.path.abspath(__file__)), "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip() or "unknown"
+    except OSError:
+        rc = "unknown"
     L.append("Files: `runs.csv` (per run and kind), `ops.csv` (every operation's start and end, "
-             "seconds since the epoch), `latencies.csv.gz` (every transaction: end, latency), "
-             "`tps.csv`, `meta.env`. `bench/allock_stall_report.py DIR` writes this report again.")
+             "seconds since the epoch), `at-start.csv.gz` (the transactions at an operation's start: end, latency), "
+             "`tps.csv`, `meta.env`. Every transaction's latency was left in the scratch directory (too large to keep); "
+             "with it, `bench/allock_stall_report.py DIR LATENCIES` writes this report again. "
+             f"This report was written by `bench/allock_stall_report.py` at commit {rc}.")
     with open(os.path.join(d, "report.md"), "w") as f:
         f.write("\n".join(L) + "\n")
     print("\n".join(L))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None)
