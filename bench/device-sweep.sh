@@ -154,7 +154,7 @@ mkdir -p "$work/results"
 if BENCH_RESULTS="$work/results" PG_CONFIG="$PG_PATCHED/bin/pg_config" \
 	bash "$repo/bench/handover.sh" > "$work/handover.log" 2>&1; then
 	cp "$work/results/handover.txt" "$OUT/"
-	log "spinlock hand-over: $(grep -E '^(xfer|beta):' "$work/results/handover.txt" | cut -c1-60 | paste -sd' ')"
+	log "spinlock hand-over: $(grep -E '^(xfer-2core|xfer|beta):' "$work/results/handover.txt" | cut -c1-70 | paste -sd' ')"
 else
 	cat "$work/handover.log"
 	log "spinlock hand-over failed (the sweep goes on)"
