@@ -74,6 +74,7 @@ help:
 	@echo '  bench               benchmarks on this machine (BENCH_MODE=quick|full, bench/README.md)'
 	@echo '  bench-instructions  the instruction counts of make bench alone'
 	@echo '  bench-cachelines    shared cache lines per operation and flush latency alone'
+	@echo '  bench-handover      a spinlock'"'"'s hand-over between cores alone (seconds; the simulator'"'"'s xfer and beta)'
 	@echo '  sweep               do more insertion locks help on this server? (a scratch cluster)'
 	@echo '  simulate            auto mode in a model of a many-core server (sim/README.md)'
 	@echo '  mutate              mutation testing (MUTATIONS=, mutations/README.md)'
@@ -127,6 +128,12 @@ bench-instructions:
 .PHONY: bench-cachelines
 bench-cachelines:
 	bench/cachelines.sh
+
+# a spinlock's hand-over between cores (part of make bench), alone: the
+# simulator's xfer, and its beta on 3 CPUs or more
+.PHONY: bench-handover
+bench-handover:
+	bench/handover.sh
 
 # Do more WAL insertion locks help on this machine?  The seed workloads at
 # 8, 16, 32 ... locks and in auto mode on a scratch cluster (bench/sweep.sh)

@@ -16,10 +16,13 @@
 #   bash bench/device-sweep.sh               # there, carrying .device
 #
 # Writes into $OUT (the device tool sets it; default bench/results/device)
-# three files, since the device tool returns at most eight: results.tar.gz,
+# four files, since the device tool returns at most eight: results.tar.gz,
 # everything make sweep writes (sweep.md, sweep.svg, runs.csv, meta.env,
-# ...) with sweep.log and timings.txt, for bench/results/; and sweep.md and
-# timings.txt on their own, to read at once.  They are written also when
+# ...) with sweep.log, timings.txt and handover.txt, for bench/results/;
+# and sweep.md, timings.txt and handover.txt on their own, to read at once.
+# Before the sweep, bench/handover.sh measures a spinlock's hand-over
+# between cores with 1 to CPUs - 1 spinners (the simulator's xfer and
+# beta), a few seconds.  They are written also when
 # the run fails or is stopped (SIGTERM, SIGINT).
 #
 # Environment: DEVICE_QUICK=1 (a smoke test: 8 clients, 2 s runs, 8 and 16
@@ -143,6 +146,19 @@ cp "$repo/Makefile" "$repo"/walscale*.c "$repo"/walscale*.h "$repo/walscale.cont
 make -s -C "$work/ext" PG_CONFIG="$PG_PATCHED/bin/pg_config" install > "$work/ext/build.log" 2>&1 ||
 	{ cat "$work/ext/build.log"; fail "walscale did not build"; }
 log "walscale installed into the patched build"
+
+# ---------------------------------------------------------------------------
+# A spinlock's hand-over between cores with 1 .. CPUs-1 spinners
+# (bench/handover.sh): the simulator's xfer and beta, in a few seconds
+mkdir -p "$work/results"
+if BENCH_RESULTS="$work/results" PG_CONFIG="$PG_PATCHED/bin/pg_config" \
+	bash "$repo/bench/handover.sh" > "$work/handover.log" 2>&1; then
+	cp "$work/results/handover.txt" "$OUT/"
+	log "spinlock hand-over: $(grep -E '^(xfer-2core|xfer|beta):' "$work/results/handover.txt" | cut -c1-70 | paste -sd' ')"
+else
+	cat "$work/handover.log"
+	log "spinlock hand-over failed (the sweep goes on)"
+fi
 
 # ---------------------------------------------------------------------------
 # The sweep, with what is left of the time

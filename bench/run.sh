@@ -22,7 +22,8 @@
 # BENCH_RESULTS the output directory; BENCH_SKIP_CALLGRIND=1 leaves out the
 # instruction counts, BENCH_SKIP_RESIZE=1 bench/resize.sh,
 # BENCH_SKIP_COLDSTART=1 bench/auto-coldstart.sh, BENCH_SKIP_SAMPLER=1
-# bench/sampler-cost.sh, BENCH_SKIP_CACHELINES=1 bench/cachelines.sh;
+# bench/sampler-cost.sh, BENCH_SKIP_CACHELINES=1 bench/cachelines.sh,
+# BENCH_SKIP_HANDOVER=1 bench/handover.sh;
 # BENCH_WORKLOADS="insdel
 # walmsg ..." runs a subset; BENCH_DRY_RUN=1 prints the plan's size and
 # duration only.
@@ -150,6 +151,8 @@ est_total=$((est_build + est_cg + est_setup + est_runs + 15))
 # the shared cache lines: five backends under lackey, about 3 minutes each
 # on a shared 2-core machine, two at once; the flush latency, 2 minutes
 [ "${BENCH_SKIP_CACHELINES:-0}" = 1 ] || est_total=$((est_total + 600))
+# the spinlock hand-over: a build and 11 rounds, seconds
+[ "${BENCH_SKIP_HANDOVER:-0}" = 1 ] || est_total=$((est_total + 15))
 
 echo "== make bench ($mode): $nruns runs of ${BENCH_SECONDS}s, $reps repetitions, $C cores"
 echo "== expected total time: ~$(fmt_secs "$est_total") (builds $(fmt_secs "$est_build"), callgrind $(fmt_secs "$est_cg"), setup $(fmt_secs "$est_setup"), runs $(fmt_secs "$est_runs"))"
@@ -201,6 +204,14 @@ mkdir -p "$RESULTS"
 echo "$RUNS_HEADER" > "$RESULTS/runs.csv"
 cp "$plan" "$RESULTS/plan.txt"
 chmod 644 "$RESULTS/plan.txt"
+
+# the hand-over cost of a spinlock between cores, for the simulator's
+# insertpos_lck (xfer; beta from 3 CPUs on): handover.txt
+if [ "${BENCH_SKIP_HANDOVER:-0}" != 1 ]; then
+	echo "== [$(fmt_secs $(( $(date +%s) - bench_t0 )))] spinlock hand-over between cores (bench/handover.sh)"
+	BENCH_RESULTS=$RESULTS PG_CONFIG=$PG_STOCK/bin/pg_config "$repo/bench/handover.sh" |
+		sed -n 's/^\(uncontended\|handover\|xfer\|beta\|fit\)/   &/p'
+fi
 
 cleanup() {
 	server_stop 2>/dev/null || true

@@ -63,10 +63,10 @@ make_test_cgroups
 run=$(scratch_dir "test$pg_link_suffix")
 cp -a "$repo/Makefile" "$repo/walscale.conf" "$repo/sql" "$repo/expected" "$repo/t" "$repo/monitoring" "$run/"
 # the unit tests (t/010) compile walscale's sources; t/024 runs make sweep's
-# report
+# report; t/026 builds and runs make bench's spinlock hand-over
 cp -a "$repo"/walscale*.c "$repo"/walscale*.h "$run/"
 mkdir -p "$run/bench"
-cp -a "$repo/bench/sweep_report.py" "$repo/bench/report.py" "$run/bench/"
+cp -a "$repo/bench/sweep_report.py" "$repo/bench/report.py" "$repo/bench/spinlock-handover.c" "$run/bench/"
 [ "$(id -u)" = 0 ] && chown -R "$run_user" "$run"
 
 # PostgreSQL's own suites first, so that the last lines are walscale's summary

@@ -7,8 +7,28 @@
 # SIMULATE_CONTROLLER_ONLY=1 runs the controller table alone (no validation,
 # no costs); SIMULATE_CPUS ("96 480 16") and SIMULATE_SCENARIOS (every one;
 # names as walscale_sim list gives them) choose its runs.
+# SIM_BETA_FROM=FILE takes the hand-over slope beta from a report of
+# bench/handover.sh (its "beta:" line, measured on 3 CPUs or more) instead
+# of the assumed 0.5; a report without one (2 CPUs) changes nothing, and
+# the tables say which beta they ran with.
 set -euo pipefail
 sim=$(cd "$(dirname "$0")" && pwd)
+beta_note="the hand-over slope beta is the assumed 0.5 (sim/params.h)"
+if [ -n "${SIM_POS_BETA:-}" ]; then
+	beta_note="the hand-over slope beta is $SIM_POS_BETA (SIM_POS_BETA)"
+fi
+if [ -n "${SIM_BETA_FROM:-}" ]; then
+	b=$(sed -n 's/^beta: \(-\?[0-9][0-9.]*\) .*/\1/p' "$SIM_BETA_FROM" | head -n 1)
+	if [ -n "$b" ] && [ "${b#-}" != "$b" ]; then
+		beta_note="$beta_note: $SIM_BETA_FROM measured a negative beta ($b), which the model's form cannot take"
+	elif [ -n "$b" ]; then
+		export SIM_POS_BETA=$b
+		beta_note="the hand-over slope beta is $b, measured: $SIM_BETA_FROM ($(sed -n 's/^commit: //p' "$SIM_BETA_FROM"), $(sed -n 's/^machine: //p' "$SIM_BETA_FROM"))"
+	else
+		beta_note="$beta_note: $SIM_BETA_FROM measured no beta ($(sed -n 's/^beta: //p' "$SIM_BETA_FROM" | cut -c1-80))"
+	fi
+fi
+echo "simulate: $beta_note"
 res=${SIMULATE_RESULTS:-$sim/results}
 bin=$sim/walscale_sim
 start=$(date +%s)
@@ -73,7 +93,7 @@ fi
 	done | awk -F'|' '{ print $2 "\t" sprintf("%05d", $3) "\t" $0 }' |
 		sort -s -t$'\t' -k1,1 -k2,2 | cut -f3-
 	echo
-	echo "Decision code: $rules_id (sha256 of the .c and .h, first 12 digits)."
+	echo "Decision code: $rules_id (sha256 of the .c and .h, first 12 digits); $beta_note."
 	echo
 	windows=$(for cpus in ${SIMULATE_CPUS:-96 480 16}; do
 		echo "$("$bin" window "$cpus") ms at $cpus CPUs"
