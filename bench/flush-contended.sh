@@ -41,10 +41,11 @@
 # recorded in the profile, per flush the inclusive instructions of
 # WaitXLogInsertionsToFinish, the calls of LWLockFirstHeldExclusive (one per
 # group of 8 locks visited that it finds free, one more per held lock
-# found) and of LWLockWaitForVar (one per held lock found; stock calls it
-# for each of its 8 locks).  Locks read per flush: 8 per group visited in
-# the patched server, (calls of LWLockFirstHeldExclusive - calls of
-# LWLockWaitForVar) * 8; 8 in stock.  Each lock is a padded slot of its own
+# found) and of LWLockWaitForVarSlept (one per held lock found; stock
+# calls LWLockWaitForVar for each of its 8 locks).  Locks read per flush:
+# 8 per group visited in the patched server, (calls of
+# LWLockFirstHeldExclusive - calls of LWLockWaitForVarSlept) * 8; in stock
+# its calls of LWLockWaitForVar.  Each lock is a padded slot of its own
 # 128 bytes, so the locks read are the lock-array lines the flush reads;
 # that is derived from the code, not traced (see the report).
 #
