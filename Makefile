@@ -75,6 +75,7 @@ help:
 	@echo '  bench-instructions  the instruction counts of make bench alone'
 	@echo '  bench-cachelines    shared cache lines per operation and flush latency alone'
 	@echo '  bench-handover      a spinlock'"'"'s hand-over between cores alone (seconds; the simulator'"'"'s xfer and beta)'
+	@echo '  bench-flush         the flush of one traced committer among 1 to 64 (bench/flush-contended.sh)'
 	@echo '  sweep               do more insertion locks help on this server? (a scratch cluster)'
 	@echo '  simulate            auto mode in a model of a many-core server (sim/README.md)'
 	@echo '  mutate              mutation testing (MUTATIONS=, mutations/README.md)'
@@ -134,6 +135,12 @@ bench-cachelines:
 .PHONY: bench-handover
 bench-handover:
 	bench/handover.sh
+# the flush (WaitXLogInsertionsToFinish) of one committer traced by callgrind
+# among 1, 16 and 64 committers spread over the lock groups, steady and
+# after a checkpoint, beside stock (not part of make bench)
+.PHONY: bench-flush
+bench-flush:
+	bench/flush-contended.sh
 
 # Do more WAL insertion locks help on this machine?  The seed workloads at
 # 8, 16, 32 ... locks and in auto mode on a scratch cluster (bench/sweep.sh)
