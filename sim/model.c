@@ -283,6 +283,7 @@ struct Sim
 	double		model_base;
 	uint64_t	clock_gen;		/* invalidates periodic events */
 	double		last_checkpoint;	/* scenario s; -inf: none yet */
+	int			checkpoints_locks;	/* all-lock acquisitions begun */
 
 	Agent		agent;
 
@@ -1584,10 +1585,12 @@ on_cpu_event(Sim *sim, int c)
  * scenario's: after each checkpoint_s of it, records find their pages
  * unchanged since the checkpoint, for a while of the scenario's time.
  * Their all-lock acquisitions, and bgwriter's GetLastImportantRecPtr(),
- * follow model time, every checkpoint_s and bgwriter_s of it, as on a
- * server: each lasts what it lasts in model time, and a compressed clock
- * would make it a thousand times as frequent, and its stall a thousand
- * times as heavy, as on a server (sim/README.md).  sim_take_all_locks() and
+ * follow model time, every checkpoint_locks_s (default checkpoint_s) and
+ * bgwriter_s of it: each lasts what it lasts in model time.  The scenarios
+ * set checkpoint_locks_s to checkpoint_s compressed as auto mode's windows
+ * are, so that a checkpoint comes as often per window as on a server and
+ * its stall weighs on a window as many times more as the window is
+ * compressed (sim/README.md).  sim_take_all_locks() and
  * sim_get_last_important() run one on demand.
  */
 static void
@@ -1616,6 +1619,14 @@ on_checkpoint(Sim *sim)
 			 EV_CHECKPOINT, 0, sim->clock_gen);
 }
 
+/* the all-lock acquisitions' period in model time */
+static double
+checkpoint_locks_period(Sim *sim)
+{
+	return sim->p.checkpoint_locks_s > 0 ? sim->p.checkpoint_locks_s :
+		sim->p.checkpoint_s;
+}
+
 /*
  * A checkpoint in model time, CreateCheckPoint(): GetLastImportantRecPtr()
  * to see whether anything happened, then WALInsertLockAcquireExclusive()
@@ -1626,8 +1637,9 @@ on_checkpoint_locks(Sim *sim)
 {
 	agent_submit(sim, JOB_EACH, 0, false);
 	agent_submit(sim, JOB_CHECKPOINT, 0, false);
-	schedule(sim, sim->now + sim->p.checkpoint_s * 1e9, EV_CHECKPOINT_LOCKS,
-			 0, 0);
+	sim->checkpoints_locks++;
+	schedule(sim, sim->now + checkpoint_locks_period(sim) * 1e9,
+			 EV_CHECKPOINT_LOCKS, 0, 0);
 }
 
 /* bgwriter's standby snapshot check (LOG_SNAPSHOT_INTERVAL_MS) */
@@ -1702,7 +1714,10 @@ sim_create(const SimParams *params, int clients, int locks, uint64_t seed)
 	sim->last_checkpoint = -INFINITY;
 	schedule_periodic(sim);
 	if (sim->p.checkpoint_s > 0)
-		schedule(sim, sim->p.checkpoint_s * 1e9, EV_CHECKPOINT_LOCKS, 0, 0);
+		schedule(sim, (sim->p.checkpoint_locks_first_s > 0 ?
+					   sim->p.checkpoint_locks_first_s :
+					   checkpoint_locks_period(sim)) * 1e9,
+				 EV_CHECKPOINT_LOCKS, 0, 0);
 	if (sim->p.bgwriter_s > 0)
 		schedule(sim, sim->p.bgwriter_s * 1e9, EV_BGWRITER, 0, 0);
 	sim_set_clients(sim, clients);
@@ -1775,6 +1790,13 @@ void
 sim_get_last_important(Sim *sim, bool take_locks)
 {
 	agent_submit(sim, take_locks ? JOB_EACH_LOCKED : JOB_EACH, 0, false);
+}
+
+/* the checkpoints' all-lock acquisitions begun since sim_create() */
+int
+sim_checkpoints(Sim *sim)
+{
+	return sim->checkpoints_locks;
 }
 
 bool

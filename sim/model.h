@@ -84,6 +84,12 @@ typedef struct SimParams
 	 * acquisition and bgwriter's calls model time.
 	 */
 	double		checkpoint_s;	/* checkpoint_timeout */
+	/*
+	 * The all-lock acquisition's period and first time in model time; 0:
+	 * checkpoint_s for both, as on a server
+	 */
+	double		checkpoint_locks_s;
+	double		checkpoint_locks_first_s;
 	double		bgwriter_s;		/* GetLastImportantRecPtr() by bgwriter */
 	double		fpi_share;		/* records that can carry one */
 	double		fpi_tau_s;		/* their decay after a checkpoint */
@@ -148,6 +154,7 @@ extern void sim_set_attempts(Sim *sim, int attempts);
 extern void sim_take_all_locks(Sim *sim);
 extern void sim_get_last_important(Sim *sim, bool take_locks);
 extern bool sim_agent_busy(Sim *sim);
+extern int	sim_checkpoints(Sim *sim);
 
 /*
  * Seconds of scenario time per second of model time: checkpoints' full-page

@@ -24,7 +24,7 @@ def read(path):
     with open(path) as f:
         header = f.readline()
         rows = list(csv.DictReader(f))
-    m = re.match(r"# simulated: (.*), (\d+) CPUs; best fixed (\d+) locks at ([\d.]+) tps", header)
+    m = re.match(r"# simulated: (.*), (\d+) CPUs(?:, beta [\d.]+, seed \d+)?; best fixed (\d+) locks at ([\d.]+) tps", header)
     return {
         "title": m.group(1),
         "cpus": int(m.group(2)),

@@ -10,8 +10,11 @@
  * Each of auto mode's windows is simulated as auto_window_model_s() of
  * model time, 1.28 or 0.32 s by CPU count, long enough that two windows at
  * the best count differ about as much as two real windows of 10 s are
- * expected to; each of the sweep's as SWEEP_WINDOW_MODEL_S, 40 ms, whose
- * noise only the mean over a run's 60 sees.  The server's state runs on
+ * expected to; each of the sweep's as sweep_window_model_s(), so that a
+ * fixed count's run holds a checkpoint interval of model time, whose
+ * windows' noise only their mean sees.  A checkpoint's all-lock acquisition
+ * comes every 30 of auto mode's windows, in model time compressed as the
+ * windows are (checkpoint_model_s()).  The server's state runs on
  * from one window to the next; the counts the rules see are scaled up to
  * the seconds the window stands for, and the scenario's clock (loads,
  * checkpoints' full-page images) runs that many seconds per window.  What
@@ -41,7 +44,6 @@
 
 #define WINDOWS_PER_HOUR	360 /* walscale.auto_interval's 10 s */
 #define SWEEP_WINDOWS_PER_HOUR	60
-#define SWEEP_WINDOW_MODEL_S	0.04	/* ten 4-ms time slices */
 #define STOCK_LOCKS		8		/* XLOG_INSERT_LOCKS_DEFAULT */
 #define CORE_MAX_LOCKS	1024	/* XLOG_INSERT_LOCKS_MAX */
 #define DBA_MIN_LOCKS	8		/* walscale.auto_min_locks' default */
@@ -50,11 +52,26 @@
 #define MAX_WINDOWS		1024
 
 /*
- * A grow past the knee counts as kept when the count stayed at or above it
- * for this long: longer than a trial of a few dozen windows, whatever the
- * rules do with it.
+ * The goals, as bench/auto-grid.sh's grid has them (t/unit/test_auto_noise.c
+ * argues each): throughput at least MIN_RATIO of the best fixed count's, or
+ * MIN_PHASE_RATIO of the per-phase best's where the best moves; at most
+ * MAX_OVER_SHARE of the windows at twice the phase's best count or more; at
+ * most MAX_CHANGES_PER_DAY changes a day.  A count within TIE of the phase's
+ * best throughput ties with it for the over goal: the sweep's means carry
+ * about a percent of the model's noise.
  */
-#define KEPT_S			600.0
+#define MIN_RATIO		0.98
+#define MIN_PHASE_RATIO	0.97
+#define MAX_OVER_SHARE	0.05
+#define MAX_CHANGES_PER_DAY	240
+#define TIE				0.02
+
+/*
+ * Changes a day: a day has one start, whose settling (the first START_S of
+ * a run) counts once; the changes after it are scaled from the run's rest
+ * to the rest of a day.
+ */
+#define START_S			600.0
 
 /*
  * After a change, each backend starts again from ProcNumber modulo the new
@@ -95,11 +112,11 @@ typedef struct Scenario
 	const char *name;
 	const char *title;
 	double		duration_s;
-	bool		steady;			/* counts changes per hour */
-	bool		write_bound;	/* (d): judge growth past the knee */
+	bool		moving;			/* the best moves: judged per phase */
 	int			max_clients;
 	int			(*clients) (double t);
 	void		(*setup) (SimParams *p);
+	int			(*phase) (double t);	/* NULL: one phase */
 } Scenario;
 
 /* ---- the loads ---- */
@@ -142,6 +159,23 @@ load_500(double t)
 	return 500;
 }
 
+/* ---- the phases: stretches of one load, each with its own best count ---- */
+
+static int
+phase_bursts(double t)
+{
+	return load_bursts(t) == 2000 ? 1 : 0;
+}
+
+/* the night, the ramp, the day */
+static int
+phase_night(double t)
+{
+	return t < 3600 ? 0 : t < 4200 ? 1 : 2;
+}
+
+#define MAX_PHASES	3
+
 /* ---- the servers ---- */
 
 static void
@@ -173,18 +207,18 @@ setup_unpooled(SimParams *p)
 }
 
 static const Scenario scenarios[] = {
-	{"a-steady-200", "(a) steady, 200 clients", 3600, true, false, 200,
-	load_200, setup_plain},
-	{"a-steady-2000", "(a) steady, 2000 clients", 3600, true, false, 2000,
-	load_2000, setup_plain},
+	{"a-steady-200", "(a) steady, 200 clients", 3600, false, 200,
+	load_200, setup_plain, NULL},
+	{"a-steady-2000", "(a) steady, 2000 clients", 3600, false, 2000,
+	load_2000, setup_plain, NULL},
 	{"b-bursts", "(b) 100 clients, bursts of 2000 for 60 s every 600 s", 3600,
-	false, false, 2000, load_bursts, setup_plain},
+	false, 2000, load_bursts, setup_plain, phase_bursts},
 	{"c-night-morning", "(c) a night of 1 writer, then a ramp to 2000 in 600 s",
-	5400, false, false, 2000, load_night, setup_plain},
-	{"d-write-bound", "(d) 2000 clients bound by WAL writing", 3600, true, true,
-	2000, load_2000, setup_write_bound},
-	{"e-unpooled", "(e) 500 unpooled clients, max_connections 1000", 3600, true,
-	false, 1000, load_500, setup_unpooled},
+	5400, true, 2000, load_night, setup_plain, phase_night},
+	{"d-write-bound", "(d) 2000 clients bound by WAL writing", 3600, false,
+	2000, load_2000, setup_write_bound, NULL},
+	{"e-unpooled", "(e) 500 unpooled clients, max_connections 1000", 3600,
+	false, 1000, load_500, setup_unpooled, NULL},
 };
 
 /*
@@ -264,10 +298,68 @@ auto_window_model_s(int cpus)
 	return s * window_stretch;
 }
 
+/*
+ * A checkpoint's all-lock acquisition in model time: every checkpoint_timeout
+ * compressed as auto mode's windows are (300 s of the scenario's clock is 30
+ * windows, 38.4 s of model time at 16 CPUs and 9.6 s at 96 and 480), so
+ * that a checkpoint comes once every 30 windows as on a server.  Its stall
+ * lasts what it lasts in model time, so it weighs on a window as many times
+ * more than on a server as the window is compressed (7.8 times at 16 CPUs,
+ * 31 times beyond); the fixed counts of the sweep run under the same
+ * checkpoints per second of model time, so they pay the same.
+ */
 static double
-sweep_window_model_s(void)
+checkpoint_model_s(int cpus)
 {
-	return SWEEP_WINDOW_MODEL_S * sweep_stretch;
+	return CHECKPOINT_S * auto_window_model_s(cpus) / window_s;
+}
+
+/*
+ * Each of the sweep's windows: a fixed count's run of an hour or less is one
+ * checkpoint interval of model time (an hour: 60 windows of 160 ms at 96
+ * and 480 CPUs, of 640 ms at 16), a longer one as many more as it is
+ * longer, so that every fixed count sees a checkpoint, in the middle of its
+ * run, and pays for it per second of model time what auto mode pays.
+ */
+static double
+sweep_window_model_s(int cpus, double duration_s)
+{
+	return checkpoint_model_s(cpus) * sweep_window_s /
+		Min(duration_s, 3600.0) * sweep_stretch;
+}
+
+/*
+ * The seeds (SIM_SEEDS): auto mode runs once per seed, the sweep of fixed
+ * counts once, with the first.  Seed 0 is the generator's state of the
+ * table of one seed a run.
+ */
+#define MAX_SEEDS	16
+static uint64 seeds[MAX_SEEDS] = {0};
+static int	nseeds = 1;
+static uint64 run_seed = 0;
+
+void
+scenarios_set_seeds(const uint64 *list, int n)
+{
+	nseeds = Max(Min(n, MAX_SEEDS), 1);
+	for (int i = 0; i < nseeds; i++)
+		seeds[i] = n > 0 ? list[i] : 0;
+}
+
+/* each scenario cut at this many seconds (SIM_DURATION_S); 0: whole */
+static double duration_cap_s = 0;
+
+void
+scenarios_set_duration(double s)
+{
+	duration_cap_s = s;
+}
+
+static double
+scenario_duration(const Scenario *sc)
+{
+	return duration_cap_s > 0 ? Min(sc->duration_s, duration_cap_s) :
+		sc->duration_s;
 }
 
 /* ---- one run ---- */
@@ -308,6 +400,8 @@ typedef struct RunResult
 	int			last_change_window;
 	int			final_locks;
 	int			peak_locks;
+	int			changes_first;	/* in the first START_S */
+	int			checkpoints;	/* all-lock acquisitions begun */
 	WindowRow	row[MAX_WINDOWS];
 } RunResult;
 
@@ -317,12 +411,14 @@ typedef struct RunResult
  * model time, after warm_s of model time at the first window's load.
  * A fixed count may run its first pre_windows windows, after the warm-up at
  * the fixed count, at pre_locks instead (0: none), to see how long the count
- * before weighs on it.
+ * before weighs on it.  With compressed_checkpoints, a checkpoint's all-lock
+ * acquisition comes every checkpoint_model_s(), from half of it into the
+ * first window; without, every CHECKPOINT_S of model time.
  */
 static void
 run_one(const Scenario *sc, int cpus, int fixed_locks, double win_s,
 		double model_s, int nwindows, double warm_s, int pre_locks,
-		int pre_windows, RunResult *res)
+		int pre_windows, bool compressed_checkpoints, RunResult *res)
 {
 	SimParams	p;
 	Sim		   *sim;
@@ -337,9 +433,14 @@ run_one(const Scenario *sc, int cpus, int fixed_locks, double win_s,
 	static uint64 lock_acq[SIM_MAX_LOCKS];
 
 	if (nwindows <= 0)
-		nwindows = (int) (sc->duration_s / win_s);
+		nwindows = (int) (scenario_duration(sc) / win_s);
 	machine_params(&p, cpus, sc->max_clients);
 	checkpoint_params(&p, CHECKPOINT_S);
+	if (compressed_checkpoints)
+	{
+		p.checkpoint_locks_s = checkpoint_model_s(cpus);
+		p.checkpoint_locks_first_s = warm_s + p.checkpoint_locks_s / 2;
+	}
 	sc->setup(&p);
 	p.attempts = AUTO_ATTEMPTS;
 	if (fixed_locks > 0)
@@ -350,7 +451,8 @@ run_one(const Scenario *sc, int cpus, int fixed_locks, double win_s,
 																CORE_MAX_LOCKS),
 									 min, max);
 	sim = sim_create(&p, sc->clients(0), locks,
-					 (uint64_t) cpus * 7919 + (uint64_t) (sc - scenarios) * 131);
+					 (uint64_t) cpus * 7919 + (uint64_t) (sc - scenarios) * 131 +
+					 run_seed * UINT64CONST(0x9E3779B97F4A7C15));
 
 	if (warm_s > 0)
 	{
@@ -413,6 +515,8 @@ run_one(const Scenario *sc, int cpus, int fixed_locks, double win_s,
 			/* let the change settle, outside any window (see SETTLE_S) */
 			settle(sim);
 			res->changes++;
+			if ((w + 1) * win_s <= START_S)
+				res->changes_first++;
 			res->last_change_window = w;
 			res->peak_locks = Max(res->peak_locks, locks);
 		}
@@ -421,25 +525,36 @@ run_one(const Scenario *sc, int cpus, int fixed_locks, double win_s,
 	res->window_s = win_s;
 	res->tps = sum / Max(res->windows, 1);
 	res->final_locks = locks;
+	res->checkpoints = sim_checkpoints(sim);
 	sim_free(sim);
 }
 
+/*
+ * Each window of auto mode's run as CSV: DIR/NAME-CPUS.csv for the model's
+ * β and seed 0 (what plot.py and window_spread.py read), else
+ * DIR/runs/NAME-CPUS-beta-B-seed-S.csv.
+ */
 static void
-write_csv(const char *dir, const Scenario *sc, int cpus, const RunResult *res,
-		  double best_tps, int best_locks)
+write_csv(const char *dir, const Scenario *sc, int cpus, double beta,
+		  const RunResult *res, double best_tps, int best_locks)
 {
 	char		path[1024];
 	FILE	   *f;
 
-	snprintf(path, sizeof(path), "%s/%s-%d.csv", dir, sc->name, cpus);
+	if (beta == POS_BETA && run_seed == 0)
+		snprintf(path, sizeof(path), "%s/%s-%d.csv", dir, sc->name, cpus);
+	else
+		snprintf(path, sizeof(path), "%s/runs/%s-%d-beta-%g-seed-%llu.csv",
+				 dir, sc->name, cpus, beta, (unsigned long long) run_seed);
 	f = fopen(path, "w");
 	if (f == NULL)
 	{
 		perror(path);
 		return;
 	}
-	fprintf(f, "# simulated: %s, %d CPUs; best fixed %d locks at %.1f tps\n",
-			sc->title, cpus, best_locks, best_tps);
+	fprintf(f, "# simulated: %s, %d CPUs, beta %g, seed %llu; best fixed %d locks at %.1f tps\n",
+			sc->title, cpus, beta, (unsigned long long) run_seed, best_locks,
+			best_tps);
 	fprintf(f, "t_s,clients,locks,tps,blocked_share,backends,reason\n");
 	for (int w = 0; w < res->windows; w++)
 	{
@@ -452,32 +567,34 @@ write_csv(const char *dir, const Scenario *sc, int cpus, const RunResult *res,
 	fclose(f);
 }
 
-/*
- * Grows beyond knee that were kept: the count rose above knee and stayed
- * at or above its new value for KEPT_WINDOWS windows or more (or to the
- * end).  Growth past the point where growing stopped helping, measured on
- * the counts alone, whatever the rules called each change.
- */
 static int
-kept_grows_beyond(const RunResult *res, int knee)
+phase_of(const Scenario *sc, double t)
 {
-	int			n = 0;
-
-	for (int w = 1; w < res->windows; w++)
-	{
-		int			v = w;
-
-		if (res->row[w].locks <= res->row[w - 1].locks ||
-			res->row[w].locks <= knee)
-			continue;
-		while (v < res->windows && res->row[v].locks >= res->row[w].locks)
-			v++;
-		if ((v - w) * res->window_s >= KEPT_S)
-			n++;
-	}
-	return n;
+	return sc->phase != NULL ? sc->phase(t) : 0;
 }
 
+#define MAX_SWEEP	16
+
+/*
+ * Run every scenario (or only the one named) at each of the CPU counts:
+ * auto mode, then every fixed count, powers of two from the floor to the
+ * maximum, over the whole scenario, with the model's β (SIM_POS_BETA): the
+ * sweep once, with the first seed of scenarios_set_seeds(), auto mode once
+ * per seed.  Writes one tab-separated line per auto mode's run to
+ * out (sim/controller_table.py makes the table of them) and each window of
+ * auto mode's run as CSV under dir.  Returns the number of runs that missed
+ * a goal.
+ *
+ * The line: scenario, title, CPUs, β, seed, the sweep's seed, moving (1: judged per phase),
+ * minutes, auto mode's tps, its ratio by its goal, its ratio to the best
+ * fixed count, its share of windows at twice the phase's best count or
+ * more, its changes, changes a day (START_S counted once), the count it
+ * ended on, its peak, the checkpoints its run saw, the best fixed count and
+ * its tps, the per-phase best's tps, the fewest checkpoints a fixed count's
+ * run saw, whether every goal was met, then each fixed count as
+ * COUNT:RATIO:OVER (its ratio by the scenario's goal, its share of windows
+ * over), comma-separated.
+ */
 int
 run_scenarios(FILE *out, const char *dir, const int *cpus, int ncpus,
 			  const char *only)
@@ -485,9 +602,12 @@ run_scenarios(FILE *out, const char *dir, const int *cpus, int ncpus,
 	static RunResult autorun;
 	static RunResult fixed;
 	int			misses = 0;
+	SimParams	bp;
+	double		beta;
 
-	fprintf(out, "| scenario | CPUs | start..max | auto tps | best fixed (locks: tps) | auto/best | start/best | max/best | settled on | last change at | changes/h (goal) | peak | note |\n");
-	fprintf(out, "|---|---:|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+	machine_params(&bp, 16, 1);
+	beta = bp.pos_beta;
+	fprintf(out, "#scenario\ttitle\tcpus\tbeta\tseed\tsweep_seed\tmoving\tminutes\tjudged_from_minute\tauto_tps\tauto_ratio\tauto_ratio_fixed\tauto_over\tchanges\tchanges_day\tfinal\tpeak\tcheckpoints\tbest_locks\tbest_tps\tphase_best_tps\tsweep_checkpoints_min\tok\tfixed\n");
 	for (int i = 0; i < (int) lengthof(scenarios); i++)
 	{
 		const Scenario *sc = &scenarios[i];
@@ -498,80 +618,145 @@ run_scenarios(FILE *out, const char *dir, const int *cpus, int ncpus,
 		{
 			int			n = cpus[c];
 			int			max = walscale_rules_max_locks(n, STOCK_LOCKS, CORE_MAX_LOCKS);
-			int			start = walscale_rules_start_locks(n, STOCK_LOCKS, CORE_MAX_LOCKS);
+			double		dur = scenario_duration(sc);
 			double		best = 0;
 			int			best_locks = 0;
-			double		start_tps = 0;
-			double		max_tps = 0;
-			int			knee = 0;
-			double		sweep[16];
-			int			sweep_locks[16];
+			double		sweep[MAX_SWEEP];
+			int			sweep_locks[MAX_SWEEP];
+			double		sweep_over[MAX_SWEEP];
+			double		phase_sum[MAX_SWEEP][MAX_PHASES];
+			int			phase_n[MAX_PHASES] = {0};
+			double		phase_best[MAX_PHASES] = {0};
+			int			phase_best_hi[MAX_PHASES] = {0};
+			double		phase_best_tps = 0;
+			int			sweep_ckpt_min = PG_INT32_MAX;
 			int			nsweep = 0;
-			double		ratio;
-			double		per_hour;
-			double		goal = log2(max) + 2;
-			char		note[256] = "";
-			char		settled[32] = "never changed";
-			bool		miss = false;
+			int			judged_sweep = 0;
+			double		from_s = dur >= 2 * START_S ? START_S : 0;
 
-			run_one(sc, n, 0, window_s, auto_window_model_s(n), 0, WARM_S,
-					0, 0, &autorun);
-			for (int l = walscale_rules_min_locks(DBA_MIN_LOCKS, max); l <= max; l *= 2)
+			/* the fixed counts, with the first seed */
+			run_seed = seeds[0];
+			memset(phase_sum, 0, sizeof(phase_sum));
+			for (int l = walscale_rules_min_locks(DBA_MIN_LOCKS, max);
+				 l <= max && nsweep < MAX_SWEEP; l *= 2)
 			{
-				run_one(sc, n, l, sweep_window_s, sweep_window_model_s(), 0,
-						WARM_S, 0, 0, &fixed);
-				sweep[nsweep] = fixed.tps;
-				sweep_locks[nsweep++] = l;
-				if (l == start)
-					start_tps = fixed.tps;
-				if (l == max)
-					max_tps = fixed.tps;
-				if (fixed.tps > best)
+				double		sum = 0;
+				int			nw = 0;
+
+				run_one(sc, n, l, sweep_window_s,
+						sweep_window_model_s(n, dur), 0, WARM_S, 0, 0, true,
+						&fixed);
+				sweep_locks[nsweep] = l;
+				sweep_ckpt_min = Min(sweep_ckpt_min, fixed.checkpoints);
+				for (int w = 0; w < fixed.windows; w++)
 				{
-					best = fixed.tps;
+					int			ph = phase_of(sc, w * sweep_window_s);
+
+					if (w * sweep_window_s < from_s)
+						continue;
+					phase_sum[nsweep][ph] += fixed.row[w].tps;
+					sum += fixed.row[w].tps;
+					nw++;
+					if (nsweep == 0)
+						phase_n[ph]++;
+				}
+				sweep[nsweep] = sum / Max(nw, 1);
+				judged_sweep = nw;
+				if (sweep[nsweep] > best)
+				{
+					best = sweep[nsweep];
 					best_locks = l;
 				}
+				nsweep++;
 			}
+
+			/* each phase's best, and the largest count tied with it */
+			for (int ph = 0; ph < MAX_PHASES; ph++)
+			{
+				if (phase_n[ph] == 0)
+					continue;
+				for (int k = 0; k < nsweep; k++)
+					phase_best[ph] = Max(phase_best[ph],
+										 phase_sum[k][ph] / phase_n[ph]);
+				for (int k = 0; k < nsweep; k++)
+					if (phase_sum[k][ph] / phase_n[ph] >= (1 - TIE) * phase_best[ph])
+						phase_best_hi[ph] = sweep_locks[k];
+				phase_best_tps += phase_best[ph] * phase_n[ph] /
+					(double) Max(judged_sweep, 1);
+			}
+			/* each fixed count's windows over its phase's best */
 			for (int k = 0; k < nsweep; k++)
-				if (sweep[k] >= 0.98 * best)
+			{
+				int			o = 0;
+
+				for (int ph = 0; ph < MAX_PHASES; ph++)
+					if (phase_n[ph] > 0 && sweep_locks[k] >= 2 * phase_best_hi[ph])
+						o += phase_n[ph];
+				sweep_over[k] = o / (double) Max(judged_sweep, 1);
+			}
+
+			/* auto mode, once per seed */
+			for (int si = 0; si < nseeds; si++)
+			{
+				int			over = 0;
+				int			nw = 0;
+				double		sum = 0;
+				double		auto_tps;
+				double		ratio;
+				double		ratio_goal;
+				double		over_share;
+				double		per_day;
+				bool		ok;
+				char		list[1024] = "";
+
+				run_seed = seeds[si];
+				run_one(sc, n, 0, window_s, auto_window_model_s(n), 0, WARM_S,
+						0, 0, true, &autorun);
+				for (int w = 0; w < autorun.windows; w++)
 				{
-					knee = sweep_locks[k];
-					break;
+					if (w * window_s < from_s)
+						continue;
+					sum += autorun.row[w].tps;
+					nw++;
+					if (autorun.row[w].locks >=
+						2 * phase_best_hi[phase_of(sc, w * window_s)])
+						over++;
 				}
+				auto_tps = sum / Max(nw, 1);
+				ratio = auto_tps / best;
+				ratio_goal = sc->moving ? auto_tps / phase_best_tps : ratio;
+				over_share = over / (double) Max(nw, 1);
+				per_day = autorun.changes_first;
+				if (dur > START_S)
+					per_day += (autorun.changes - autorun.changes_first) *
+						(86400.0 - START_S) / (dur - START_S);
+				ok = ratio_goal >= (sc->moving ? MIN_PHASE_RATIO : MIN_RATIO) &&
+					over_share <= MAX_OVER_SHARE &&
+					per_day <= MAX_CHANGES_PER_DAY;
+				if (!ok)
+					misses++;
+				for (int k = 0; k < nsweep; k++)
+				{
+					char		item[64];
 
-			ratio = autorun.tps / best;
-			per_hour = autorun.changes / (sc->duration_s / 3600.0);
-			if (ratio < 0.95)
-				miss = true;
-			if (sc->steady && per_hour > goal)
-				miss = true;
-			if (sc->write_bound)
-			{
-				int			beyond = kept_grows_beyond(&autorun, Max(knee, start));
-
-				snprintf(note, sizeof(note), "knee %d locks; kept grows past it: %d",
-						 knee, beyond);
-				if (beyond > 0)
-					miss = true;
+					snprintf(item, sizeof(item), "%s%d:%.4f:%.4f",
+							 k > 0 ? "," : "", sweep_locks[k],
+							 sweep[k] / (sc->moving ? phase_best_tps : best),
+							 sweep_over[k]);
+					strlcat(list, item, sizeof(list));
+				}
+				fprintf(out, "%s\t%s\t%d\t%g\t%llu\t%llu\t%d\t%.0f\t%.0f\t%.1f\t%.4f\t%.4f\t%.4f\t%d\t%.0f\t%d\t%d\t%d\t%d\t%.1f\t%.1f\t%d\t%s\t%s\n",
+						sc->name, sc->title, n, beta,
+						(unsigned long long) run_seed,
+						(unsigned long long) seeds[0], sc->moving ? 1 : 0,
+						dur / 60.0, from_s / 60.0, auto_tps, ratio_goal, ratio,
+						over_share, autorun.changes, per_day,
+						autorun.final_locks, autorun.peak_locks,
+						autorun.checkpoints, best_locks, best, phase_best_tps,
+						sweep_ckpt_min, ok ? "yes" : "no", list);
+				fflush(out);
+				write_csv(dir, sc, n, beta, &autorun, best, best_locks);
 			}
-			else
-				snprintf(note, sizeof(note), "within 2%% of best from %d locks",
-						 knee);
-			if (miss)
-			{
-				misses++;
-				strlcat(note, "; **goal missed**", sizeof(note));
-			}
-
-			if (autorun.last_change_window >= 0)
-				snprintf(settled, sizeof(settled), "%.0f s",
-						 (autorun.last_change_window + 1) * window_s);
-			fprintf(out, "| %s | %d | %d..%d | %.1f | %d: %.1f | %.3f | %.3f | %.3f | %d | %s | %.1f (%s %.0f) | %d | %s |\n",
-					sc->title, n, start, max, autorun.tps, best_locks, best,
-					ratio, start_tps / best, max_tps / best, autorun.final_locks, settled, per_hour, sc->steady ? "<=" : "n/a, goal", goal,
-					autorun.peak_locks, note);
-			fflush(out);
-			write_csv(dir, sc, n, &autorun, best, best_locks);
 		}
 	}
 	return misses;
@@ -614,11 +799,11 @@ run_history(FILE *out, const char *name, int cpus, int pre_locks,
 
 	if (sc == NULL)
 		return 2;
-	nwin = (int) (sc->duration_s / window_s);
+	nwin = (int) (scenario_duration(sc) / window_s);
 	run_one(sc, cpus, locks, window_s, auto_window_model_s(cpus), 0, WARM_S,
-			0, 0, &direct);
+			0, 0, false, &direct);
 	run_one(sc, cpus, locks, window_s, auto_window_model_s(cpus), 0, WARM_S,
-			pre_locks, pre_windows, &after);
+			pre_locks, pre_windows, false, &after);
 	fprintf(out, "simulated: %s, %d CPUs, %d locks: mean tps per %d windows (%.0f s)\n",
 			sc->title, cpus, locks, HISTORY_BLOCK, HISTORY_BLOCK * window_s);
 	fprintf(out, "| windows | from the start | after %d windows at %d locks |\n",
@@ -670,7 +855,7 @@ run_spread(FILE *out, const char *name, int cpus, int locks, int nwindows,
 	if (sc == NULL || nwindows < 3)
 		return 2;
 	run_one(sc, cpus, locks, window_s, auto_window_model_s(cpus), nwindows,
-			WARM_S, 0, 0, &run);
+			WARM_S, 0, 0, false, &run);
 	n = run.windows;
 	for (int w = 0; w < n; w++)
 	{

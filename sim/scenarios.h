@@ -27,6 +27,8 @@ extern void scenarios_set_window_stretch(double stretch, double fixed_ms,
 										 double sweep);
 extern double auto_window_model_s(int cpus);
 extern void scenarios_set_windows_per_hour(int n, int sweep_n);
+extern void scenarios_set_seeds(const uint64 *list, int n);
+extern void scenarios_set_duration(double s);
 extern int	run_scenarios(FILE *out, const char *dir, const int *cpus,
 						  int ncpus, const char *only);
 

@@ -19,7 +19,9 @@
  * SIM_SWEEP_WINDOW_STRETCH=K each of the fixed counts' K times its 40 ms;
  * SIM_WINDOWS_PER_HOUR and SIM_SWEEP_WINDOWS_PER_HOUR set how many windows
  * an hour has for auto mode and for the fixed counts; SIM_POS_BETA the
- * slope of insertpos_lck's hand-over;
+ * slope of insertpos_lck's hand-over; SIM_SEEDS="N ..." the scenarios'
+ * seeds (default 0; auto mode runs once per seed, the fixed counts with the
+ * first); SIM_DURATION_S=S cuts each scenario at S seconds;
  * SIM_SPREAD_WINDOWS=1 makes spread print each window's tps.
  *
  * Everything it prints is simulated.
@@ -74,6 +76,25 @@ main(int argc, char **argv)
 								 sweep_stretch != NULL ? atof(sweep_stretch) : 0);
 	scenarios_set_windows_per_hour(per_hour != NULL ? atoi(per_hour) : 0,
 								   sweep_per_hour != NULL ? atoi(sweep_per_hour) : 0);
+	/*
+	 * SIM_SEEDS: the scenarios' seeds, space-separated (default 0): auto
+	 * mode runs once per seed, the fixed counts with the first;
+	 * SIM_DURATION_S: cut each scenario at that many seconds
+	 */
+	if (getenv("SIM_SEEDS") != NULL)
+	{
+		uint64		list[16];
+		int			n = 0;
+		char	   *seeds = strdup(getenv("SIM_SEEDS"));
+
+		for (char *tok = strtok(seeds, " ,"); tok != NULL && n < 16;
+			 tok = strtok(NULL, " ,"))
+			list[n++] = strtoull(tok, NULL, 10);
+		scenarios_set_seeds(list, n);
+		free(seeds);
+	}
+	if (getenv("SIM_DURATION_S") != NULL)
+		scenarios_set_duration(atof(getenv("SIM_DURATION_S")));
 	if (argc == 2 && strcmp(argv[1], "list") == 0)
 	{
 		list_scenarios(stdout);
