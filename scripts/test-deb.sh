@@ -295,6 +295,8 @@ restart "stock $stock_ver"
 check_observe "stock $stock_ver again"
 check_data "$sum" "stock again"
 pgbench_run "stock again"
+# the data as the upgrade must leave it
+sum=$(psql_ -c "$checksum_sql")
 policy=$(c apt-cache policy "$pg_pkg")
 echo "$policy" | grep -q "^     $patched_ver -1$" || fail "the back-to-stock pin does not apply: $policy"
 # what a DBA runs next: nothing patched may come back.  A newer stock
