@@ -10,7 +10,8 @@
 #   ci          run by make test: regress and isolation at 1/3/1,
 #               1024/0/1024, 1/0/1024 and 1024/3/1 (every pair of values of
 #               any two settings), src/test/recovery at 1024/3/1, the WAL
-#               tools at 1024/3/1 with the upgrade from stock 18 and five of
+#               tools at 1024/3/1 with the upgrades from stock 18 and 17 to
+#               the patched server and back to stock 18, and five of
 #               them (pg_waldump, pg_walsummary, pg_resetwal, test_decoding,
 #               pg_walinspect) at 1/3/1, and execbackend with six of
 #               walscale's TAP files.
@@ -102,9 +103,10 @@ case "$mode" in
 ci)
 	suites="regress isolation recovery waltools execbackend"
 	suite_configs="1/3/1 1024/0/1024 1/0/1024 1024/3/1" recovery_configs=1024/3/1
-	# every tool at 1024 locks, and a stock 18 cluster upgraded to the
-	# patched server; at 1 lock those that take a minute in all
-	waltools_runs="1024/3/1=all,pg_upgrade-from-stock 1/3/1=pg_waldump,pg_walsummary,pg_resetwal,test_decoding,pg_walinspect"
+	# every tool at 1024 locks, and pg_upgrade across the stock servers
+	# either way (stock 17's build is CI's already, scripts/ci-pg17.sh; the
+	# two add about a minute); at 1 lock those that take a minute in all
+	waltools_runs="1024/3/1=all,pg_upgrade-from-stock,pg_upgrade-to-stock,pg_upgrade-from-stock17 1/3/1=pg_waldump,pg_walsummary,pg_resetwal,test_decoding,pg_walinspect"
 	# what EXEC_BACKEND changes: the core's interface, start-up, fast-path
 	# sizing, the mixed servers
 	execbackend_tests="t/001_insert_locks.pl t/003_bad_values.pl t/005_fastpath.pl t/014_core_interface_misuse.pl t/015_mixed_servers.pl t/022_exec_backend.pl"
@@ -213,8 +215,8 @@ finish() {
 	sed 's/^[^\t]*\t/  /' "$results"
 	rm -f "$results"
 	[ "$mode" != ci ] || echo "test-postgres: not in CI (make test-postgres SUITES_MODE=full): regress and isolation at the other
-  four combinations, src/test/recovery at two more, four WAL tools at 1/3/1, pg_upgrade back to
-  stock 18 and from stock 17, the long robustness runs, ASan/UBSan and valgrind"
+  four combinations, src/test/recovery at two more, four WAL tools at 1/3/1, the long
+  robustness runs, ASan/UBSan and valgrind"
 	if [ "$failures" = 0 ]; then
 		echo "test-postgres: all $total checks passed"
 		exit 0
