@@ -75,10 +75,8 @@ command -v valgrind >/dev/null || { echo "flush-contended: valgrind is needed" >
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=$(command -v python3)
 
-if [ "${BENCH_PG_READY:-0}" != 1 ]; then
-	ensure_servers
-	install_extension
-fi
+ensure_servers
+install_extension
 # the helper that lets the traced backend switch on its own instrumentation
 fc_helper=$(scratch_dir fc-callgrind-build)
 cp "$repo"/bench/fc_callgrind/* "$fc_helper/"
